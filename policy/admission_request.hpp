@@ -1,0 +1,25 @@
+// AdmissionRequest: everything a verdict may depend on. It has no user, group or uid field on
+// purpose: the verdict is identity-blind by construction, so the notebook identity and the API
+// identity always get the same answer for the same object.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "policy/rayjob.hpp"
+
+namespace rjg::policy {
+
+enum class Operation { kCreate, kUpdate, kDelete, kConnect };
+
+struct AdmissionRequest {
+  Operation operation = Operation::kCreate;
+  std::string namespace_;
+  // True when the reviewed resource is ray.io RayJob (the main resource, no subresource).
+  // Anything else is allowed without evaluation.
+  bool is_rayjob = true;
+  std::optional<RayJob> object;      // absent on DELETE
+  std::optional<RayJob> old_object;  // present on UPDATE
+};
+
+}  // namespace rjg::policy

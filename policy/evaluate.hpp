@@ -1,0 +1,27 @@
+// evaluate(): the pure decision engine. AdmissionRequest + PolicyConfig in, Verdict out.
+// No I/O, no clock, no logging, no JSON. Total: it never throws for any input and always
+// returns a Verdict.
+#pragma once
+
+#include "policy/admission_request.hpp"
+#include "policy/policy_config.hpp"
+#include "policy/rayjob.hpp"
+#include "policy/verdict.hpp"
+
+namespace rjg::policy {
+
+// Runs every rule whose action is not kOff against `job` in `namespace_` and returns all
+// findings in deterministic order (kAllRules order, then the order each rule reports them).
+// Each finding's `kind` is as the rule reported it; actions are applied by evaluate().
+Findings run_rules(const RayJob& job, const std::string& namespace_, const PolicyConfig& policy);
+
+// Returns the verdict for `request`:
+// - not a RayJob, or an operation other than CREATE/UPDATE, or no object: allowed, no findings;
+// - CREATE: every enforced violation denies; warn-level violations and advisories are warnings;
+// - UPDATE: ratcheting, as Kubernetes does for CRD validation: an enforced violation denies only
+//   when the old object did not have the same finding (same rule, field and message); the ones it
+//   already had become warnings, so finalizer edits and suspend toggles of existing RayJobs are
+//   never blocked by a later policy change.
+Verdict evaluate(const AdmissionRequest& request, const PolicyConfig& policy);
+
+}  // namespace rjg::policy

@@ -1,0 +1,100 @@
+// PolicyConfig: the validated, immutable policy a verdict is computed against.
+// It is built once by admission::decode_policy (from the policy YAML file, or the embedded
+// default) and then shared read-only as std::shared_ptr<const PolicyConfig>. The comments on each
+// field are the policy reference; README.md repeats them with examples.
+#pragma once
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "policy/quantity.hpp"
+#include "policy/rule_id.hpp"
+
+namespace rjg::policy {
+
+// A KubeRay operator minor version, e.g. {1, 6}. Supported: 1.0 to 1.7.
+struct KubeRayVersion {
+  int major = 1;
+  int minor = 6;
+  friend auto operator<=>(const KubeRayVersion&, const KubeRayVersion&) = default;
+};
+
+// How finished RayJobs are removed so that count/rayjobs.ray.io and count/jobs.batch return to 0.
+enum class LifecycleMode {
+  kDeletionRules,          // "deletionRules": spec.deletionStrategy.deletionRules (KubeRay 1.5+)
+  kDeletionPolicy,         // "deletionPolicy": spec.deletionPolicy DeleteSelf (KubeRay 1.3-1.4)
+  kOperatorDeletesRayJob,  // "operatorDeletesRayJob": DELETE_RAYJOB_CR_AFTER_JOB_FINISHES=true (1.2+)
+  kReaper,                 // "reaper": `rayjob-guard reap` deletes by annotation TTLs (any version)
+};
+
+struct KubeRayConfig {
+  // kuberay.version: operator minor version. Selects known fields, submission modes, the deletion
+  // API and the operator's own validation rules. Default "1.6".
+  KubeRayVersion version;
+  // kuberay.featureGates.RayJobDeletionPolicy: whether the operator runs with the gate on.
+  // Default: the compiled default of `version` (on from 1.6, off in 1.3-1.5, absent before).
+  bool ray_job_deletion_policy_gate = true;
+};
+
+struct LifecycleConfig {
+  LifecycleMode mode = LifecycleMode::kDeletionRules;  // lifecycle.mode
+  long long max_succeeded_ttl_seconds = 600;           // a succeeded RayJob must be gone within this
+  long long min_failed_ttl_seconds = 3600;             // a failed RayJob stays at least this long...
+  long long max_failed_ttl_seconds = 86400;            // ...and at most this long
+  long long max_active_deadline_seconds = 86400;       // activeDeadlineSeconds must be set and <= this
+  long long max_backoff_limit = 2;                     // spec.backoffLimit <= this
+  bool allow_cluster_selector = false;                 // clusterSelector mode refused unless true
+};
+
+struct ImageDenyEntry {
+  std::string pattern;  // glob: `*` any run of characters, `?` one, `[..]` a class
+  std::string reason;   // shown to the user
+};
+
+struct ImagesConfig {
+  // images.allow: images built under the tenant image contract; always fine.
+  std::vector<std::string> allow;
+  // images.stock.patterns: stock Ray images, allowed only when runtimeEnvYAML pip pins the SDK floor.
+  std::vector<std::string> stock_patterns;
+  std::string botocore_min = "1.34.41";  // images.stock.botocoreMin
+  std::string boto3_min = "1.35.0";      // images.stock.boto3Min
+  // images.deny: checked first; the reason is shown to the user.
+  std::vector<ImageDenyEntry> deny;
+  // images.requireDigest: image-pinned demands an @sha256: digest, not only a tag.
+  bool require_digest = false;
+};
+
+// Resource name ("requests.cpu", "limits.memory", "pods", "requests.nvidia.com/gpu") -> hard limit.
+using QuotaLimits = std::map<std::string, Quantity>;
+
+struct QuotaConfig {
+  enum class UnknownNamespace {
+    kDeny,        // "deny": a namespace with no entry is refused by quota-fit
+    kUseDefault,  // "useDefault": it is checked against `default`
+  };
+  UnknownNamespace unknown_namespace = UnknownNamespace::kDeny;  // quota.unknownNamespace
+  QuotaLimits default_limits;                                    // quota.default
+  std::map<std::string, QuotaLimits> namespaces;                 // quota.namespaces
+};
+
+// What a rule's violations do.
+enum class RuleAction {
+  kEnforce,  // "enforce": deny the request
+  kWarn,     // "warn": admit it with an admission warning
+  kOff,      // "off": not evaluated
+};
+
+struct PolicyConfig {
+  KubeRayConfig kuberay;
+  LifecycleConfig lifecycle;
+  ImagesConfig images;
+  QuotaConfig quota;
+  // rules: per rule id; unlisted rules enforce. Indexed by static_cast<size_t>(RuleId).
+  std::array<RuleAction, kAllRules.size()> rule_actions{};  // value-initialised: all kEnforce
+
+  RuleAction action(RuleId id) const { return rule_actions[static_cast<std::size_t>(id)]; }
+};
+
+}  // namespace rjg::policy

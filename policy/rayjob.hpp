@@ -1,0 +1,153 @@
+// The typed RayJob model: the subset of a ray.io/v1 RayJob that the rules read.
+// The translation layer (admission/) fills it from JSON or YAML; the rules only read it.
+// Every optional<> is "absent in the object"; defaults that the CRD applies are NOT filled in
+// here, except by policy::apply_crd_defaults (used by `check`, which has no apiserver).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rjg::policy {
+
+// A resource list as written (`requests` or `limits`): resource name -> quantity text.
+// Quantities stay text here; rules parse them with policy::Quantity so that a bad value is a
+// finding with a field path instead of a decode failure.
+using ResourceList = std::map<std::string, std::string>;
+
+struct Container {
+  std::string name;
+  std::string image;                    // empty when absent
+  std::optional<ResourceList> requests;  // absent vs {} matters for messages only
+  std::optional<ResourceList> limits;
+};
+
+// A corev1.PodTemplateSpec, reduced to what the rules read.
+struct PodTemplate {
+  std::vector<Container> containers;
+  std::vector<Container> init_containers;
+  std::optional<std::string> restart_policy;  // spec.restartPolicy
+};
+
+struct AutoscalerOptions {
+  std::optional<std::string> image;
+  std::optional<ResourceList> requests;  // autoscalerOptions.resources.requests
+  std::optional<ResourceList> limits;    // autoscalerOptions.resources.limits
+  std::optional<std::string> version;    // "v1" | "v2"
+};
+
+struct HeadGroup {
+  PodTemplate pod_template;  // headGroupSpec.template (required by the CRD)
+  // True when rayStartParams sets num-cpus, num-gpus, memory or resources, which may not be
+  // combined with the group-level `resources` field.
+  bool ray_start_params_sets_resources = false;
+  bool has_group_resources = false;  // headGroupSpec.resources present
+};
+
+struct WorkerGroup {
+  std::string group_name;
+  std::optional<std::int64_t> replicas;
+  std::optional<std::int64_t> min_replicas;
+  std::optional<std::int64_t> max_replicas;
+  std::optional<std::int64_t> num_of_hosts;
+  std::optional<bool> suspend;
+  PodTemplate pod_template;
+  bool ray_start_params_sets_resources = false;
+  bool has_group_resources = false;
+};
+
+struct RayClusterSpec {
+  HeadGroup head;
+  std::vector<WorkerGroup> worker_groups;
+  std::optional<bool> enable_in_tree_autoscaling;
+  std::optional<AutoscalerOptions> autoscaler_options;
+  std::optional<std::string> ray_version;
+  // authOptions.mode ("token" | "disabled" ...) and authOptions.enableK8sTokenAuth.
+  std::optional<std::string> auth_mode;
+  std::optional<bool> enable_k8s_token_auth;
+  std::optional<std::string> managed_by;
+};
+
+// One deletionStrategy.deletionRules[] item.
+struct DeletionRule {
+  std::optional<std::string> policy;                 // DeleteCluster|DeleteWorkers|DeleteSelf|DeleteNone
+  bool has_condition = false;
+  std::optional<std::string> job_status;             // condition.jobStatus: SUCCEEDED|FAILED
+  std::optional<std::string> job_deployment_status;  // condition.jobDeploymentStatus: Failed
+  std::optional<std::int64_t> ttl_seconds;           // condition.ttlSeconds
+};
+
+// spec.deletionStrategy (KubeRay 1.5+): either the legacy onSuccess/onFailure form or rules.
+struct DeletionStrategy {
+  bool has_on_success = false;
+  std::optional<std::string> on_success_policy;  // onSuccess.policy
+  bool has_on_failure = false;
+  std::optional<std::string> on_failure_policy;  // onFailure.policy
+  std::optional<std::vector<DeletionRule>> deletion_rules;
+};
+
+// runtimeEnvYAML, parsed by the translation layer into what the rules need.
+struct RuntimeEnv {
+  enum class Parse {
+    kAbsent,      // no runtimeEnvYAML, or an empty string
+    kMapping,     // parsed to a YAML mapping: the only form KubeRay accepts
+    kNotMapping,  // valid YAML, but a scalar or a sequence
+    kInvalid,     // not YAML at all
+  };
+  Parse parse = Parse::kAbsent;
+  std::string parse_error;  // for kNotMapping/kInvalid: what the parser said
+
+  enum class PipForm {
+    kNone,              // no `pip` key
+    kList,              // pip: ["pkg==1", ...]
+    kPackages,          // pip: {packages: [...], ...}
+    kRequirementsPath,  // pip: /path/requirements.txt
+    kMalformed,         // anything else
+  };
+  PipForm pip_form = PipForm::kNone;
+  std::vector<std::string> pip_packages;  // items for kList and kPackages, as written
+  bool has_conda = false;
+  std::optional<std::string> working_dir;
+  std::vector<std::string> py_modules;
+};
+
+struct ObjectMeta {
+  std::string name;  // may be empty for `check` on a generateName manifest
+  std::string generate_name;
+  std::string namespace_;
+  std::map<std::string, std::string> labels;
+  std::map<std::string, std::string> annotations;
+  std::vector<std::string> finalizers;
+};
+
+struct RayJobSpec {
+  std::optional<std::string> entrypoint;
+  std::optional<std::string> runtime_env_yaml;  // raw text, as written
+  RuntimeEnv runtime_env;                       // parsed form of runtime_env_yaml
+  std::optional<bool> shutdown_after_job_finishes;
+  std::optional<std::int64_t> ttl_seconds_after_finished;
+  std::optional<std::int64_t> active_deadline_seconds;
+  std::optional<std::int64_t> pre_running_deadline_seconds;
+  std::optional<std::int64_t> backoff_limit;
+  std::optional<bool> suspend;
+  std::optional<std::string> submission_mode;
+  std::optional<PodTemplate> submitter_pod_template;
+  bool has_submitter_config = false;
+  std::optional<std::int64_t> submitter_backoff_limit;  // submitterConfig.backoffLimit
+  std::optional<std::map<std::string, std::string>> cluster_selector;
+  std::optional<RayClusterSpec> ray_cluster_spec;
+  std::optional<std::string> managed_by;
+  std::optional<std::string> deletion_policy;  // KubeRay 1.3-1.4
+  std::optional<DeletionStrategy> deletion_strategy;
+  std::optional<std::string> job_id;
+};
+
+struct RayJob {
+  std::string api_version;  // "ray.io/v1"
+  ObjectMeta metadata;
+  RayJobSpec spec;
+};
+
+}  // namespace rjg::policy
