@@ -1,0 +1,30 @@
+// The subcommands of the rayjob-guard executable. Each takes the arguments after its own name
+// (argv[0] is the subcommand) and returns the process exit code; main() only dispatches.
+// Output goes to stdout, diagnostics to stderr; each prints one clear line on a bad argument.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rjg::cli {
+
+using Args = std::vector<std::string>;
+
+// rayjob-guard review [--policy FILE] [FILE|-]   (review_command.cpp)
+// Exit 0 when a response was produced, 2 on undecodable input or a bad policy.
+int run_review(const Args& args);
+
+// rayjob-guard check [--policy FILE] [--namespace NS] [--output text|json] FILE...
+// Exit 0 all allowed, 1 any denied, 2 bad input.   (check_command.cpp)
+int run_check(const Args& args);
+
+// rayjob-guard policy default | policy validate FILE   (policy_command.cpp)
+int run_policy(const Args& args);
+
+// rayjob-guard serve --tls-cert FILE --tls-key FILE [...]   (serve_command.cpp)
+int run_serve(const Args& args);
+
+// rayjob-guard reap [--policy FILE] [--namespace NS | --all-namespaces] [...] (reap_command.cpp)
+int run_reap(const Args& args);
+
+}  // namespace rjg::cli
