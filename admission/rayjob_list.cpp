@@ -1,0 +1,1 @@
+// placeholder: replaced by the RayJob list translation used by the reaper
