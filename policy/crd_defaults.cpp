@@ -1,1 +1,55 @@
-// stub: replaced by the implementation
+// The CRD structural defaults of ray.io/v1 RayJob by KubeRay version (kuberay-rayjob.md §1.1).
+#include "policy/crd_defaults.hpp"
+
+#include <cstdint>
+
+namespace rjg::policy {
+
+namespace {
+
+constexpr KubeRayVersion kV1_1{1, 1};
+constexpr KubeRayVersion kV1_2{1, 2};
+constexpr KubeRayVersion kV1_5{1, 5};
+
+// The CRD's maxReplicas default is the int32 maximum.
+constexpr std::int64_t kMaxReplicasDefault = 2147483647;
+
+template <typename T, typename U>
+void set_if_absent(std::optional<T>& field, U value) {
+  if (!field) {
+    field = T(value);
+  }
+}
+
+}  // namespace
+
+void apply_crd_defaults(RayJob& job, KubeRayVersion version) {
+  RayJobSpec& spec = job.spec;
+  if (version >= kV1_1) {
+    set_if_absent(spec.submission_mode, "K8sJobMode");
+    set_if_absent(spec.ttl_seconds_after_finished, 0);
+  }
+  if (version >= kV1_2) {
+    set_if_absent(spec.backoff_limit, 0);
+  }
+  if (spec.ray_cluster_spec) {
+    for (WorkerGroup& group : spec.ray_cluster_spec->worker_groups) {
+      set_if_absent(group.replicas, 0);
+      set_if_absent(group.min_replicas, 0);
+      set_if_absent(group.max_replicas, kMaxReplicasDefault);
+      if (version >= kV1_1) {
+        set_if_absent(group.num_of_hosts, 1);
+      }
+    }
+  }
+  // deletionStrategy does not exist before 1.5: an older CRD has no default to write there.
+  if (version >= kV1_5 && spec.deletion_strategy && spec.deletion_strategy->deletion_rules) {
+    for (DeletionRule& rule : *spec.deletion_strategy->deletion_rules) {
+      if (rule.has_condition) {
+        set_if_absent(rule.ttl_seconds, 0);
+      }
+    }
+  }
+}
+
+}  // namespace rjg::policy
