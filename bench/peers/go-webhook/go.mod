@@ -1,0 +1,3 @@
+module rayjobguard.local/peers/gowebhook
+
+go 1.19
