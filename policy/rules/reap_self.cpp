@@ -1,8 +1,191 @@
-// stub: replaced by the implementation of the rule.
+// reap-self: the RayJob deletes itself after success and after failure, so
+// count/rayjobs.ray.io and count/jobs.batch return to zero, by the policy's lifecycle mode
+// (kuberay-rayjob.md §4, §6.3). Only presence and shape are checked here; the TTL values are
+// reap-ttl's, and the validity of the deletion fields for the operator is kuberay-schema's.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/rules/reaper_annotations.hpp"
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
 
-void check_reap_self(const RuleContext& /*ctx*/, Findings& /*out*/) {}
+namespace {
+
+void add(Findings& out, std::string field, std::string message) {
+  out.push_back(
+      Finding{RuleId::kReapSelf, Finding::Kind::kViolation, std::move(field), std::move(message)});
+}
+
+bool shutdown_set(const RayJobSpec& spec) {
+  return spec.shutdown_after_job_finishes.value_or(false);
+}
+
+void require_shutdown(const RayJobSpec& spec, std::string_view why, Findings& out) {
+  if (!shutdown_set(spec)) {
+    add(out, "spec.shutdownAfterJobFinishes",
+        "must be true " + std::string(why) + "; set shutdownAfterJobFinishes: true");
+  }
+}
+
+// One deletion rule in flow-style YAML, ready to paste into the deletionRules list.
+std::string rule_yaml(std::string_view condition_key, std::string_view value, long long ttl) {
+  return "{policy: DeleteSelf, condition: {" + std::string(condition_key) + ": " +
+         std::string(value) + ", ttlSeconds: " + std::to_string(ttl) + "}}";
+}
+
+bool has_delete_self(const std::vector<DeletionRule>& rules, bool deployment,
+                     std::string_view value) {
+  for (const DeletionRule& r : rules) {
+    const auto& cond = deployment ? r.job_deployment_status : r.job_status;
+    if (r.policy == "DeleteSelf" && r.has_condition && cond == value) {
+      return true;
+    }
+  }
+  return false;
+}
+
+void check_deletion_rules(const RuleContext& ctx, Findings& out) {
+  const RayJobSpec& spec = ctx.job.spec;
+  const LifecycleConfig& lc = ctx.policy.lifecycle;
+  const bool deployment_rule = ctx.policy.kuberay.version >= KubeRayVersion{1, 6};
+
+  struct Needed {
+    std::string_view key;
+    std::string_view value;
+    bool deployment;
+    long long ttl;
+    std::string_view when;
+  };
+  std::vector<Needed> needed = {
+      {"jobStatus", "SUCCEEDED", false, lc.max_succeeded_ttl_seconds, "after the job succeeds"},
+      {"jobStatus", "FAILED", false, lc.min_failed_ttl_seconds, "after the job fails"},
+  };
+  if (deployment_rule) {
+    needed.push_back({"jobDeploymentStatus", "Failed", true, lc.min_failed_ttl_seconds,
+                      "when the deployment fails before the job starts (submission failure, "
+                      "deadline exceeded)"});
+  }
+
+  const DeletionStrategy* ds = spec.deletion_strategy ? &*spec.deletion_strategy : nullptr;
+  if (ds == nullptr || !ds->deletion_rules || ds->deletion_rules->empty()) {
+    std::string all;
+    for (const Needed& n : needed) {
+      all += all.empty() ? "" : ", ";
+      all += rule_yaml(n.key, n.value, n.ttl);
+    }
+    std::string wrong = "no deletionRules, so nothing deletes the RayJob when it ends";
+    std::string field = "spec.deletionStrategy.deletionRules";
+    if (ds != nullptr && (ds->has_on_success || ds->has_on_failure)) {
+      // The legacy form only acts on jobStatus SUCCEEDED/FAILED: a deployment that fails before
+      // the Ray job starts has neither, and nothing is deleted.
+      wrong =
+          "the legacy onSuccess/onFailure form is not enough: it deletes nothing when the "
+          "deployment fails before the job starts (submission failure, deadline exceeded), and "
+          "the RayJob then holds quota forever";
+      field = "spec.deletionStrategy";
+    }
+    add(out, field,
+        wrong + "; set shutdownAfterJobFinishes: false and deletionStrategy: {deletionRules: [" +
+            all + "]}");
+    return;
+  }
+  for (const Needed& n : needed) {
+    if (has_delete_self(*ds->deletion_rules, n.deployment, n.value)) {
+      continue;
+    }
+    add(out, "spec.deletionStrategy.deletionRules",
+        "no DeleteSelf rule for " + std::string(n.key) + " " + std::string(n.value) +
+            ", so the RayJob is never deleted " + std::string(n.when) + " and holds quota; add " +
+            rule_yaml(n.key, n.value, n.ttl));
+  }
+}
+
+void check_deletion_policy(const RuleContext& ctx, Findings& out) {
+  const RayJobSpec& spec = ctx.job.spec;
+  if (!spec.deletion_policy) {
+    add(out, "spec.deletionPolicy",
+        "not set, so nothing deletes the RayJob when it ends and it holds quota; set "
+        "deletionPolicy: DeleteSelf and shutdownAfterJobFinishes: true");
+  } else if (*spec.deletion_policy != "DeleteSelf") {
+    add(out, "spec.deletionPolicy",
+        "\"" + *spec.deletion_policy +
+            "\" leaves the RayJob (and its submitter Job) behind, holding quota; set "
+            "deletionPolicy: DeleteSelf");
+  }
+  require_shutdown(spec, "with deletionPolicy: DeleteSelf (a TTL needs it)", out);
+}
+
+void check_operator_deletes(const RuleContext& ctx, Findings& out) {
+  const RayJobSpec& spec = ctx.job.spec;
+  require_shutdown(spec,
+                   "for the operator (DELETE_RAYJOB_CR_AFTER_JOB_FINISHES=true) to delete the "
+                   "RayJob when it ends",
+                   out);
+  // A deletion field takes the operator off the shutdown path, and then the environment switch
+  // that deletes the RayJob never applies.
+  if (spec.deletion_strategy) {
+    add(out, "spec.deletionStrategy",
+        "takes precedence over shutdownAfterJobFinishes, so the operator's "
+        "DELETE_RAYJOB_CR_AFTER_JOB_FINISHES never deletes this RayJob; remove deletionStrategy");
+  }
+  if (spec.deletion_policy) {
+    add(out, "spec.deletionPolicy",
+        "takes precedence over shutdownAfterJobFinishes, so the operator's "
+        "DELETE_RAYJOB_CR_AFTER_JOB_FINISHES never deletes this RayJob; remove deletionPolicy");
+  }
+}
+
+void check_reaper(const RuleContext& ctx, Findings& out) {
+  const RayJob& job = ctx.job;
+  const LifecycleConfig& lc = ctx.policy.lifecycle;
+  require_shutdown(job.spec,
+                   "so the RayCluster is freed when the job ends (the reaper then "
+                   "deletes the RayJob)",
+                   out);
+  struct Wanted {
+    std::string_view key;
+    long long example;
+    std::string_view outcome;
+  };
+  const Wanted wanted[] = {{kTtlAfterSuccessKey, lc.max_succeeded_ttl_seconds, "success"},
+                           {kTtlAfterFailureKey, lc.min_failed_ttl_seconds, "failure"}};
+  for (const Wanted& w : wanted) {
+    const std::string field = "metadata.annotations[" + std::string(w.key) + "]";
+    const auto it = job.metadata.annotations.find(std::string(w.key));
+    if (it == job.metadata.annotations.end()) {
+      add(out, field,
+          "missing, so the reaper does not know when to delete the RayJob after " +
+              std::string(w.outcome) + "; add the annotation " + std::string(w.key) + ": \"" +
+              std::to_string(w.example) + "\"");
+    } else if (!parse_ttl_annotation(it->second)) {
+      add(out, field,
+          "\"" + it->second +
+              "\" is not a whole number of seconds; write a non-negative integer without unit, "
+              "e.g. \"" +
+              std::to_string(w.example) + "\"");
+    }
+  }
+}
+
+}  // namespace
+
+void check_reap_self(const RuleContext& ctx, Findings& out) {
+  switch (ctx.policy.lifecycle.mode) {
+    case LifecycleMode::kDeletionRules:
+      check_deletion_rules(ctx, out);
+      return;
+    case LifecycleMode::kDeletionPolicy:
+      check_deletion_policy(ctx, out);
+      return;
+    case LifecycleMode::kOperatorDeletesRayJob:
+      check_operator_deletes(ctx, out);
+      return;
+    case LifecycleMode::kReaper:
+      check_reaper(ctx, out);
+      return;
+  }
+}
 
 }  // namespace rjg::policy

@@ -1,8 +1,180 @@
-// stub: replaced by the implementation of the rule.
+// reap-ttl: the TTLs after which the RayJob deletes itself are within the policy bounds, and a
+// failed run stays strictly longer than a succeeded one (time for `kubectl logs`), by lifecycle
+// mode. Only TTLs that exist are checked: reap-self reports missing ones, and kuberay-schema
+// negative ones, so each problem is reported once.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/rules/reaper_annotations.hpp"
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
 
-void check_reap_ttl(const RuleContext& /*ctx*/, Findings& /*out*/) {}
+namespace {
+
+void add(Findings& out, std::string field, std::string message) {
+  out.push_back(
+      Finding{RuleId::kReapTtl, Finding::Kind::kViolation, std::move(field), std::move(message)});
+}
+
+std::string s(long long v) { return std::to_string(v); }
+
+// Checks a success TTL. Returns true when it is within bounds.
+bool check_success(long long ttl, const LifecycleConfig& lc, const std::string& field,
+                   std::string_view how_to_set, Findings& out) {
+  if (ttl > lc.max_succeeded_ttl_seconds) {
+    add(out, field,
+        s(ttl) +
+            " seconds keeps a succeeded RayJob (and its quota) longer than the policy "
+            "maximum of " +
+            s(lc.max_succeeded_ttl_seconds) + " seconds; " + std::string(how_to_set) + " " +
+            s(lc.max_succeeded_ttl_seconds) + " or less");
+    return false;
+  }
+  return true;
+}
+
+// Checks a failure TTL. Returns true when it is within bounds.
+bool check_failure(long long ttl, const LifecycleConfig& lc, const std::string& field,
+                   std::string_view how_to_set, Findings& out) {
+  if (ttl < lc.min_failed_ttl_seconds) {
+    add(out, field,
+        s(ttl) +
+            " seconds removes a failed RayJob before its logs can be read: the policy "
+            "keeps failures at least " +
+            s(lc.min_failed_ttl_seconds) + " seconds; " + std::string(how_to_set) + " between " +
+            s(lc.min_failed_ttl_seconds) + " and " + s(lc.max_failed_ttl_seconds));
+    return false;
+  }
+  if (ttl > lc.max_failed_ttl_seconds) {
+    add(out, field,
+        s(ttl) +
+            " seconds keeps a failed RayJob (and its quota) longer than the policy maximum "
+            "of " +
+            s(lc.max_failed_ttl_seconds) + " seconds; " + std::string(how_to_set) + " between " +
+            s(lc.min_failed_ttl_seconds) + " and " + s(lc.max_failed_ttl_seconds));
+    return false;
+  }
+  return true;
+}
+
+void check_order(long long success_ttl, long long failure_ttl, const std::string& failure_field,
+                 std::string_view how_to_set, Findings& out) {
+  if (failure_ttl <= success_ttl) {
+    add(out, failure_field,
+        s(failure_ttl) + " seconds is not longer than the success TTL (" + s(success_ttl) +
+            " seconds): failed runs must stay longer than succeeded ones so their logs can be "
+            "read; " +
+            std::string(how_to_set) + " above " + s(success_ttl));
+  }
+}
+
+void check_rules_mode(const RuleContext& ctx, Findings& out) {
+  const auto& ds = ctx.job.spec.deletion_strategy;
+  if (!ds || !ds->deletion_rules) {
+    return;
+  }
+  const LifecycleConfig& lc = ctx.policy.lifecycle;
+  const auto& rules = *ds->deletion_rules;
+  const std::string how = "set ttlSeconds";
+  auto ttl_field = [](std::size_t i) {
+    return "spec.deletionStrategy.deletionRules[" + std::to_string(i) + "].condition.ttlSeconds";
+  };
+
+  // The success TTL that the failure TTLs must exceed: the first in-bounds DeleteSelf SUCCEEDED.
+  std::optional<long long> success_ttl;
+  struct Failure {
+    std::size_t index;
+    long long ttl;
+  };
+  std::vector<Failure> failures;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const DeletionRule& r = rules[i];
+    if (r.policy != "DeleteSelf" || !r.has_condition || !r.ttl_seconds || *r.ttl_seconds < 0) {
+      continue;
+    }
+    // A condition with both fields is kuberay-schema's; judge it by neither here.
+    if (r.job_status && r.job_deployment_status) {
+      continue;
+    }
+    const long long ttl = *r.ttl_seconds;
+    if (r.job_status == "SUCCEEDED") {
+      if (check_success(ttl, lc, ttl_field(i), how, out) && !success_ttl) {
+        success_ttl = ttl;
+      }
+    } else if (r.job_status == "FAILED" || r.job_deployment_status == "Failed") {
+      if (check_failure(ttl, lc, ttl_field(i), how, out)) {
+        failures.push_back({i, ttl});
+      }
+    }
+  }
+  if (success_ttl) {
+    for (const Failure& f : failures) {
+      check_order(*success_ttl, f.ttl, ttl_field(f.index), how, out);
+    }
+  }
+}
+
+void check_reaper_mode(const RuleContext& ctx, Findings& out) {
+  const auto& annotations = ctx.job.metadata.annotations;
+  const LifecycleConfig& lc = ctx.policy.lifecycle;
+  auto read = [&](std::string_view key) -> std::optional<std::int64_t> {
+    const auto it = annotations.find(std::string(key));
+    return it == annotations.end() ? std::nullopt : parse_ttl_annotation(it->second);
+  };
+  const std::string success_field =
+      "metadata.annotations[" + std::string(kTtlAfterSuccessKey) + "]";
+  const std::string failure_field =
+      "metadata.annotations[" + std::string(kTtlAfterFailureKey) + "]";
+  const std::string how = "set the annotation to";
+  const auto success = read(kTtlAfterSuccessKey);
+  const auto failure = read(kTtlAfterFailureKey);
+  const bool success_ok = success && check_success(*success, lc, success_field, how, out);
+  const bool failure_ok = failure && check_failure(*failure, lc, failure_field, how, out);
+  if (success_ok && failure_ok) {
+    check_order(*success, *failure, failure_field, how, out);
+  }
+}
+
+// deletionPolicy and operatorDeletesRayJob: ttlSecondsAfterFinished is the delay for success and
+// failure alike, so it can honour the quota bound or the log window, not both. Quota wins.
+void check_single_ttl_mode(const RuleContext& ctx, std::string_view mode, Findings& out) {
+  const LifecycleConfig& lc = ctx.policy.lifecycle;
+  const std::string field = "spec.ttlSecondsAfterFinished";
+  const auto& ttl = ctx.job.spec.ttl_seconds_after_finished;
+  if (ttl && *ttl >= 0) {
+    check_success(*ttl, lc, field, "set ttlSecondsAfterFinished to", out);
+  }
+  out.push_back(Finding{
+      RuleId::kReapTtl, Finding::Kind::kAdvisory, field,
+      "in lifecycle mode " + std::string(mode) +
+          " one TTL serves success and failure alike, so a failed RayJob is deleted as fast as a "
+          "succeeded one (at most " +
+          s(lc.max_succeeded_ttl_seconds) +
+          " seconds) and gets no longer kubectl logs window; the lifecycle modes deletionRules "
+          "(KubeRay 1.5+) and reaper can keep failures longer"});
+}
+
+}  // namespace
+
+void check_reap_ttl(const RuleContext& ctx, Findings& out) {
+  switch (ctx.policy.lifecycle.mode) {
+    case LifecycleMode::kDeletionRules:
+      check_rules_mode(ctx, out);
+      return;
+    case LifecycleMode::kReaper:
+      check_reaper_mode(ctx, out);
+      return;
+    case LifecycleMode::kDeletionPolicy:
+      check_single_ttl_mode(ctx, "deletionPolicy", out);
+      return;
+    case LifecycleMode::kOperatorDeletesRayJob:
+      check_single_ttl_mode(ctx, "operatorDeletesRayJob", out);
+      return;
+  }
+}
 
 }  // namespace rjg::policy

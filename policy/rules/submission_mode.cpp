@@ -1,8 +1,87 @@
-// stub: replaced by the implementation of the rule.
+// submission-mode: spec.submissionMode is a mode the pinned KubeRay version knows.
+// The CRD has no enum and the operator never checks the value: an unknown mode is stored, the job
+// is never submitted, and the RayJob holds quota until someone deletes it.
+#include <array>
+#include <string>
+#include <string_view>
+
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
 
-void check_submission_mode(const RuleContext& /*ctx*/, Findings& /*out*/) {}
+namespace {
+
+struct ModeSince {
+  std::string_view name;
+  KubeRayVersion since;
+};
+
+constexpr std::array<ModeSince, 4> kModes = {{
+    {"K8sJobMode", {1, 1}},
+    {"HTTPMode", {1, 1}},
+    {"InteractiveMode", {1, 3}},
+    {"SidecarMode", {1, 5}},
+}};
+
+std::string version_text(KubeRayVersion v) {
+  return std::to_string(v.major) + "." + std::to_string(v.minor);
+}
+
+std::string known_modes(KubeRayVersion v) {
+  std::string list;
+  for (const ModeSince& m : kModes) {
+    if (v >= m.since) {
+      list += list.empty() ? "" : ", ";
+      list += m.name;
+    }
+  }
+  return list;
+}
+
+}  // namespace
+
+void check_submission_mode(const RuleContext& ctx, Findings& out) {
+  const auto& mode = ctx.job.spec.submission_mode;
+  // Absent means K8sJobMode in every version (the CRD default from 1.1, the only mode before).
+  if (!mode) {
+    return;
+  }
+  const KubeRayVersion v = ctx.policy.kuberay.version;
+  const std::string ver = version_text(v);
+  auto add = [&](std::string message) {
+    out.push_back(Finding{RuleId::kSubmissionMode, Finding::Kind::kViolation, "spec.submissionMode",
+                          std::move(message)});
+  };
+
+  if (v < KubeRayVersion{1, 1}) {
+    // KubeRay 1.0 has no submissionMode field: it always submits through a Kubernetes Job, which
+    // is exactly K8sJobMode, so only that value means what it says.
+    if (*mode != "K8sJobMode") {
+      add("\"" + *mode + "\" is not available: KubeRay " + ver +
+          " has no submissionMode field (the apiserver prunes it) and always submits through a "
+          "Kubernetes Job; remove spec.submissionMode or set it to K8sJobMode");
+    }
+    return;
+  }
+  for (const ModeSince& m : kModes) {
+    if (m.name != *mode) {
+      continue;
+    }
+    if (v >= m.since) {
+      return;
+    }
+    add("\"" + *mode + "\" needs KubeRay " + version_text(m.since) +
+        " or later, but the operator is " + ver +
+        ": it never submits the job and the RayJob holds quota until deleted; use one of " +
+        known_modes(v));
+    return;
+  }
+  add("\"" + *mode +
+      "\" is not a submission mode (the CRD has no enum, so nothing else refuses it): the "
+      "KubeRay " +
+      ver +
+      " operator never submits the job and the RayJob holds quota until deleted; use one of " +
+      known_modes(v) + " (case-sensitive)");
+}
 
 }  // namespace rjg::policy
