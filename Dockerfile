@@ -1,0 +1,53 @@
+# The rayjob-guard webhook image.
+# Stage 1 builds the binary with Debian 12's toolchain and libraries (tests off). Stage 2 is
+# `scratch` holding only the binary, the shared libraries `ldd` reports for it (with the dynamic
+# loader), and passwd/group entries for the numeric non-root user 65532: no shell, no package
+# manager, nothing else to patch.
+#
+#   podman build --pull=never -t localhost/rayjob-guard:dev .      (CONTAINERS_CONF=containers.conf)
+#   docker build -t rayjob-guard:dev .
+#
+# BASE_IMAGE must be a Debian 12 (bookworm) image whose apt sources reach a Debian mirror;
+# test/ship/image_test.sh makes one with debootstrap when no registry is reachable.
+ARG BASE_IMAGE=debian:bookworm-slim
+
+FROM ${BASE_IMAGE} AS build
+ARG BUILD_JOBS=2
+ENV DEBIAN_FRONTEND=noninteractive
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      g++ cmake make binutils libboost-dev libssl-dev rapidjson-dev libspdlog-dev libfmt-dev \
+      libyaml-cpp-dev prometheus-cpp-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . /src
+RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DRJG_BUILD_TESTS=OFF \
+      -DRJG_BUILD_BENCHMARKS=OFF -DRJG_BUILD_FUZZERS=OFF \
+ && cmake --build /build -j "${BUILD_JOBS}" --target rayjob-guard \
+ && strip --strip-unneeded /build/rayjob-guard
+# The runtime root: the binary plus exactly the shared objects the loader resolves for it, copied
+# (symlinks dereferenced) to the paths ldd printed, so the loader finds them without ld.so.cache.
+RUN set -eu; \
+    mkdir -p /rootfs/usr/local/bin /rootfs/etc /rootfs/tmp; \
+    chmod 1777 /rootfs/tmp; \
+    cp /build/rayjob-guard /rootfs/usr/local/bin/rayjob-guard; \
+    for lib in $(ldd /build/rayjob-guard | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// {print $1}' | sort -u); do \
+      cp --parents -L "$lib" /rootfs/; \
+    done; \
+    if ldd /build/rayjob-guard | grep -q 'not found'; then ldd /build/rayjob-guard; exit 1; fi; \
+    echo 'nonroot:x:65532:65532:nonroot:/nonexistent:/sbin/nologin' > /rootfs/etc/passwd; \
+    echo 'nonroot:x:65532:' > /rootfs/etc/group
+
+FROM scratch
+ARG VERSION=0.1.0
+ARG REVISION=unknown
+LABEL org.opencontainers.image.title="rayjob-guard" \
+      org.opencontainers.image.description="Validating admission webhook for KubeRay RayJobs: quota, reap TTLs, image contract" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.base.name="scratch"
+COPY --from=build /rootfs/ /
+USER 65532:65532
+EXPOSE 8443 8080
+ENTRYPOINT ["/usr/local/bin/rayjob-guard"]
+CMD ["serve", "--tls-cert", "/etc/rayjob-guard/tls/tls.crt", "--tls-key", "/etc/rayjob-guard/tls/tls.key", "--policy", "/etc/rayjob-guard/policy/policy.yaml", "--listen", "0.0.0.0:8443", "--probe-listen", "0.0.0.0:8080", "--log-format", "json"]
