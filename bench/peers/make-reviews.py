@@ -13,7 +13,7 @@ import json
 import os
 import sys
 
-IMAGE = ("123456789012.dkr.ecr.us-east-1.amazonaws.com/tenant/ray-runtime:2.41.0-py311"
+IMAGE = ("123456789012.dkr.ecr.us-east-1.amazonaws.com/ray-tenant:2.41.0-py311"
          "@sha256:" + "3f" * 32)
 
 
@@ -33,7 +33,7 @@ def container(name, cpu, mem, n_env):
 
 def pod(name, cpu, mem, n_env):
     return {
-        "metadata": {"labels": {"app.kubernetes.io/part-of": "ray", "tenant": "team-a"}},
+        "metadata": {"labels": {"app.kubernetes.io/part-of": "ray", "tenant": "tenant-a"}},
         "spec": {
             "serviceAccountName": "ray-runtime",
             "containers": [container(name, cpu, mem, n_env)],
@@ -49,8 +49,8 @@ def rayjob(n_workers, n_env, n_annotations, n_pip):
     workers = [{
         "groupName": f"workers-{g}",
         "replicas": 2,
-        "minReplicas": 0,
-        "maxReplicas": 4,
+        "minReplicas": 2,
+        "maxReplicas": 2,
         "numOfHosts": 1,
         "rayStartParams": {},
         "template": pod("ray-worker", "2", "8Gi", n_env),
@@ -60,9 +60,9 @@ def rayjob(n_workers, n_env, n_annotations, n_pip):
         "kind": "RayJob",
         "metadata": {
             "name": "train-resnet-0001",
-            "namespace": "team-a",
+            "namespace": "tenant-a",
             "uid": "0b6c1f4e-1d55-4b0b-9c5a-3f1f4b2a7d10",
-            "labels": {"app": "train", "team": "team-a"},
+            "labels": {"app": "train", "team": "tenant-a"},
             "annotations": {f"example.com/note-{i}": "n" * 40 for i in range(n_annotations)},
         },
         "spec": {
@@ -103,7 +103,7 @@ def review(obj):
             "name": obj["metadata"]["name"],
             "namespace": obj["metadata"]["namespace"],
             "operation": "CREATE",
-            "userInfo": {"username": "system:serviceaccount:team-a:notebook", "uid": "1",
+            "userInfo": {"username": "system:serviceaccount:tenant-a:notebook", "uid": "1",
                          "groups": ["system:serviceaccounts", "system:authenticated"]},
             "object": obj,
             "oldObject": None,

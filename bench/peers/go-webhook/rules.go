@@ -27,15 +27,17 @@ const (
 	botocoreMin       = "1.34.41"
 )
 
-// namespaceQuota is the per-namespace hard limit every RayJob must fit in on its own.
-var namespaceQuota = map[string]string{
-	"requests.cpu": "64", "limits.cpu": "64",
-	"requests.memory": "256Gi", "limits.memory": "256Gi",
-	"requests.nvidia.com/gpu": "8",
+// namespaceQuotas are the per-namespace hard limits every RayJob must fit in on its own, as in
+// rayjob-guard's default policy; a namespace without an entry is refused.
+var namespaceQuotas = map[string]map[string]string{
+	"tenant-a": {"requests.cpu": "64", "limits.cpu": "64", "requests.memory": "256Gi",
+		"limits.memory": "256Gi", "requests.nvidia.com/gpu": "8", "pods": "40"},
 }
 
 var stockImagePrefixes = []string{"rayproject/ray:", "rayproject/ray-ml:", "docker.io/rayproject/ray:",
 	"docker.io/rayproject/ray-ml:", "rayproject/ray@", "docker.io/rayproject/ray@"}
+
+var deniedImagePrefixes = []string{"rayproject/ray:2.41", "rayproject/ray:2.43"}
 
 var submissionModes = map[string]bool{"": true, "K8sJobMode": true, "HTTPMode": true,
 	"InteractiveMode": true, "SidecarMode": true}
@@ -72,6 +74,12 @@ func evaluate(job *rayJob, ns string) ([]finding, []string) {
 
 	totals := map[string]*big.Rat{}
 	addPod := func(path string, t *podTemplate, count int64) {
+		pods, ok := totals["pods"]
+		if !ok {
+			pods = new(big.Rat)
+			totals["pods"] = pods
+		}
+		pods.Add(pods, new(big.Rat).SetInt64(count))
 		for _, group := range []struct {
 			name string
 			list []container
@@ -110,7 +118,11 @@ func evaluate(job *rayJob, ns string) ([]finding, []string) {
 	if spec.SubmitterPodTemplate != nil {
 		addPod("spec.submitterPodTemplate", spec.SubmitterPodTemplate, 1)
 	}
-	for name, hard := range namespaceQuota {
+	quota, known := namespaceQuotas[ns]
+	if !known {
+		add("quota-fit", "metadata.namespace", "namespace %q has no quota entry; ask for one", ns)
+	}
+	for name, hard := range quota {
 		limit, err := parseQuantity(hard)
 		if err != nil {
 			continue
@@ -175,6 +187,12 @@ func checkImage(path, image, runtimeEnv string, add func(rule, field, format str
 	}
 	if !digest && (tag == "" || tag == "latest") {
 		add("image-pinned", field, "%q is not pinned; use a version tag or a digest", image)
+	}
+	for _, p := range deniedImagePrefixes {
+		if strings.HasPrefix(image, p) {
+			add("image-contract", field, "%q ships botocore 1.29.x, which cannot reach EKS Pod Identity; use a newer image", image)
+			return
+		}
 	}
 	for _, p := range stockImagePrefixes {
 		if strings.HasPrefix(image, p) {
