@@ -1,0 +1,42 @@
+// check: the library path of `rayjob-guard check`. Manifests (YAML or JSON) -> one verdict per
+// RayJob, computed exactly as the webhook would after `kubectl create`: CRD defaults of the
+// pinned KubeRay version applied, evaluated as a CREATE through policy::evaluate.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admission/policy_file.hpp"
+#include "common/result.hpp"
+#include "policy/verdict.hpp"
+
+namespace rjg::admission {
+
+struct CheckedObject {
+  std::size_t document = 0;  // 1-based YAML document index in the file
+  int line = 0;              // line where that document starts
+  std::string api_version;
+  std::string kind;
+  bool is_rayjob = false;    // false: skipped, `verdict` is empty and allowed
+  std::string name;          // metadata.name, else metadata.generateName
+  std::string namespace_;    // the namespace it was evaluated in
+  policy::Verdict verdict;
+};
+
+struct CheckOptions {
+  // --namespace: used when an object has no metadata.namespace; an object whose namespace differs
+  // is bad input, as kubectl says.
+  std::optional<std::string> namespace_;
+};
+
+// Checks every object of `text`. Returns kInvalidArgument for unreadable manifests (YAML errors
+// with line and column), a RayJob field of the wrong type (named by path, with the document) or
+// a namespace conflict with options.namespace_. `policy` must outlive the call only.
+Result<std::vector<CheckedObject>> check_manifests(std::string_view text,
+                                                   const CheckOptions& options,
+                                                   const LoadedPolicy& policy);
+
+}  // namespace rjg::admission

@@ -1,0 +1,98 @@
+// JSON reading helpers: parse strictly, then "find member, check type, copy out" with a JSON path
+// in every error. Every read of request JSON in the admission layer goes through this file, so
+// every field access has the same shape and RapidJSON's debug-only type asserts are never relied on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <rapidjson/document.h>
+
+#include "common/result.hpp"
+
+namespace rjg::admission::json {
+
+using Value = rapidjson::Value;
+using Document = rapidjson::Document;
+
+// Deepest nesting accepted. Kubernetes objects are a few dozen levels deep; Go's encoding/json
+// stops at 10000. A smaller cap keeps every later traversal cheap.
+inline constexpr std::size_t kMaxDepth = 1000;
+
+// A JSON path built on the stack while descending: `request.object.spec.workerGroupSpecs[0]`.
+// A Path points at its parent, so the parent must outlive it (true for the descent pattern
+// `const Path child = path.field("x");`). The string form is built only when an error is reported.
+class Path {
+ public:
+  // A root such as "request.object" or "" (for manifests, where paths start at "spec...").
+  explicit Path(const char* root) : parent_(nullptr), key_(root) {}
+
+  // The path of member `key` of this value. `key` must outlive the returned Path.
+  Path field(const char* key) const { return Path(this, key, kNoIndex); }
+  // The path of element `index` of this array.
+  Path index(std::size_t i) const { return Path(this, nullptr, i); }
+
+  // Returns the dotted text: "request.object.spec.backoffLimit", "spec.containers[2]".
+  std::string str() const;
+
+ private:
+  static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
+  Path(const Path* parent, const char* key, std::size_t i) : parent_(parent), key_(key), index_(i) {}
+  void append_to(std::string& out) const;
+
+  const Path* parent_;
+  const char* key_;
+  std::size_t index_ = kNoIndex;
+};
+
+// Parses `text` as one JSON document: iterative parser (no recursion, so 100k nested `[` cannot
+// exhaust the stack), UTF-8 validation, no trailing content. Then rejects nesting deeper than
+// kMaxDepth and duplicate object keys (as Kubernetes' strict decoding does), naming the key's path
+// under `root`. Returns kInvalidArgument with the parser's message and byte offset.
+Result<Document> parse(std::string_view text, const char* root = "");
+
+// Returns "null", "boolean", "object", "array", "string" or "number" for messages.
+const char* type_name(const Value& v);
+
+// Returns an error "<path>: expected <what>, got <type of v>".
+Error type_error(const Path& path, const char* what, const Value& v);
+
+// Returns member `key` of object `obj`, or nullptr when it is absent or JSON null (the apiserver
+// treats an explicit null like an absent optional field). REQUIRES: obj.IsObject().
+const Value* member(const Value& obj, std::string_view key);
+
+// The readers below look up member `key` of object `obj` (path `path` is obj's path). When the
+// member is absent or null they leave `out` untouched and return ok; when its type is wrong they
+// return kInvalidArgument "<path>.<key>: expected ..., got ...". REQUIRES: obj.IsObject().
+Status read_string(const Value& obj, const char* key, const Path& path, std::string& out);
+Status read_string(const Value& obj, const char* key, const Path& path,
+                   std::optional<std::string>& out);
+Status read_bool(const Value& obj, const char* key, const Path& path, std::optional<bool>& out);
+Status read_bool(const Value& obj, const char* key, const Path& path, bool& out);
+// An integer that fits in int64 (a number with a fraction, or one out of range, is an error).
+Status read_int64(const Value& obj, const char* key, const Path& path,
+                  std::optional<std::int64_t>& out);
+// As read_int64, for Kubernetes int32 fields: values outside int32 are errors.
+Status read_int32(const Value& obj, const char* key, const Path& path,
+                  std::optional<std::int64_t>& out);
+// A map of string to string (labels, annotations, clusterSelector).
+Status read_string_map(const Value& obj, const char* key, const Path& path,
+                       std::optional<std::map<std::string, std::string>>& out);
+Status read_string_list(const Value& obj, const char* key, const Path& path,
+                        std::vector<std::string>& out);
+
+// Returns member `key` when it is an object, nullptr when absent or null, kInvalidArgument when
+// it has another type. The returned pointer is into `obj`'s document.
+Result<const Value*> read_object(const Value& obj, const char* key, const Path& path);
+// As read_object, for arrays.
+Result<const Value*> read_array(const Value& obj, const char* key, const Path& path);
+
+// Converts `v` (a JSON integer in int64 range) to int64. kInvalidArgument otherwise.
+Result<std::int64_t> as_int64(const Value& v, const Path& path);
+
+}  // namespace rjg::admission::json

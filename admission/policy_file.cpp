@@ -1,0 +1,568 @@
+// The policy file (see policy_file.hpp). The YAML goes through the same YAML -> JSON conversion
+// as manifests, then every key is checked against the schema below; nothing is ignored.
+#include "admission/policy_file.hpp"
+
+#include <array>
+#include <cstdint>
+#include <fstream>
+#include <initializer_list>
+#include <limits>
+#include <sstream>
+
+#include <openssl/evp.h>
+
+#include "admission/json_reader.hpp"
+#include "admission/yaml_to_json.hpp"
+#include "policy/pod_footprint.hpp"
+
+namespace rjg::admission {
+
+// Defined in the .cpp that CMake generates from default_policy.yaml.
+extern const char* const kDefaultPolicyYaml;
+
+namespace {
+
+using json::Path;
+using json::Value;
+using policy::LifecycleMode;
+using policy::RuleAction;
+
+#define RJG_TRY(expr)        \
+  do {                       \
+    Status rjg_st_ = (expr); \
+    if (!rjg_st_.ok()) {     \
+      return rjg_st_;        \
+    }                        \
+  } while (0)
+
+Error at(const Path& path, const std::string& what) {
+  return invalid_argument(path.str() + ": " + what);
+}
+
+// Every key of `obj` must be in `known`.
+Status only_keys(const Value& obj, const Path& path, std::initializer_list<std::string_view> known) {
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    const std::string_view k(it->name.GetString(), it->name.GetStringLength());
+    bool found = false;
+    for (std::string_view x : known) {
+      found = found || x == k;
+    }
+    if (!found) {
+      std::string list;
+      for (std::string_view x : known) {
+        list += list.empty() ? "" : ", ";
+        list += x;
+      }
+      return at(path.field(it->name.GetString()), "unknown key; expected one of: " + list);
+    }
+  }
+  return {};
+}
+
+// An object member that must be a mapping when present. Sets `out` to nullptr when absent.
+Status object_member(const Value& obj, const char* key, const Path& path, const Value*& out) {
+  auto r = json::read_object(obj, key, path);
+  if (!r.ok()) {
+    return r.error();
+  }
+  out = r.value();
+  return {};
+}
+
+Status read_seconds(const Value& obj, const char* key, const Path& path, long long& out,
+                    long long min) {
+  std::optional<std::int64_t> v;
+  RJG_TRY(json::read_int64(obj, key, path, v));
+  if (!v) {
+    return {};
+  }
+  if (*v < min || *v > std::numeric_limits<std::int32_t>::max()) {
+    return at(path.field(key), "must be between " + std::to_string(min) + " and 2147483647, got " +
+                                   std::to_string(*v));
+  }
+  out = *v;
+  return {};
+}
+
+Status read_patterns(const Value& obj, const char* key, const Path& path,
+                     std::vector<std::string>& out) {
+  RJG_TRY(json::read_string_list(obj, key, path, out));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    if (out[i].empty()) {
+      return at(path.field(key).index(i), "an image pattern must not be empty");
+    }
+  }
+  return {};
+}
+
+Status read_min_version(const Value& obj, const char* key, const Path& path, std::string& out) {
+  std::optional<std::string> v;
+  RJG_TRY(json::read_string(obj, key, path, v));
+  if (!v) {
+    return {};
+  }
+  bool ok = !v->empty() && v->front() != '.' && v->back() != '.';
+  for (char c : *v) {
+    ok = ok && ((c >= '0' && c <= '9') || c == '.');
+  }
+  if (!ok || v->find("..") != std::string::npos) {
+    return at(path.field(key), "expected a version like \"1.34.41\", got \"" + *v + "\"");
+  }
+  out = *v;
+  return {};
+}
+
+Status decode_kuberay(const Value& k, const Path& path, policy::KubeRayConfig& out,
+                      std::optional<bool>& gate) {
+  RJG_TRY(only_keys(k, path, {"version", "featureGates"}));
+  if (const Value* v = json::member(k, "version")) {
+    if (!v->IsString()) {
+      return json::type_error(path.field("version"), "a quoted string like \"1.6\"", *v);
+    }
+    const std::string text = v->GetString();
+    int major = -1;
+    int minor = -1;
+    const std::size_t dot = text.find('.');
+    auto number = [](std::string_view s) {
+      if (s.empty() || s.size() > 3 || s.find_first_not_of("0123456789") != std::string_view::npos) {
+        return -1;
+      }
+      return std::stoi(std::string(s));
+    };
+    if (dot != std::string::npos) {
+      major = number(std::string_view(text).substr(0, dot));
+      minor = number(std::string_view(text).substr(dot + 1));
+    }
+    if (major < 0 || minor < 0) {
+      return at(path.field("version"), "expected MAJOR.MINOR such as \"1.6\", got \"" + text + "\"");
+    }
+    if (major != 1 || minor > 7) {
+      return unsupported(path.field("version").str() + ": KubeRay " + text +
+                         " is not supported; supported versions are 1.0 to 1.7");
+    }
+    out.version = policy::KubeRayVersion{major, minor};
+  }
+  const Value* gates = nullptr;
+  RJG_TRY(object_member(k, "featureGates", path, gates));
+  if (gates != nullptr) {
+    const Path gp = path.field("featureGates");
+    RJG_TRY(only_keys(*gates, gp, {"RayJobDeletionPolicy"}));
+    RJG_TRY(json::read_bool(*gates, "RayJobDeletionPolicy", gp, gate));
+  }
+  return {};
+}
+
+Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfig& out) {
+  RJG_TRY(only_keys(l, path,
+                    {"mode", "maxSucceededTTLSeconds", "minFailedTTLSeconds", "maxFailedTTLSeconds",
+                     "maxActiveDeadlineSeconds", "maxBackoffLimit", "allowClusterSelector"}));
+  std::optional<std::string> mode;
+  RJG_TRY(json::read_string(l, "mode", path, mode));
+  if (mode) {
+    if (*mode == "deletionRules") {
+      out.mode = LifecycleMode::kDeletionRules;
+    } else if (*mode == "deletionPolicy") {
+      out.mode = LifecycleMode::kDeletionPolicy;
+    } else if (*mode == "operatorDeletesRayJob") {
+      out.mode = LifecycleMode::kOperatorDeletesRayJob;
+    } else if (*mode == "reaper") {
+      out.mode = LifecycleMode::kReaper;
+    } else {
+      return at(path.field("mode"),
+                "expected deletionRules, deletionPolicy, operatorDeletesRayJob or reaper, got \"" +
+                    *mode + "\"");
+    }
+  }
+  RJG_TRY(read_seconds(l, "maxSucceededTTLSeconds", path, out.max_succeeded_ttl_seconds, 0));
+  RJG_TRY(read_seconds(l, "minFailedTTLSeconds", path, out.min_failed_ttl_seconds, 0));
+  RJG_TRY(read_seconds(l, "maxFailedTTLSeconds", path, out.max_failed_ttl_seconds, 0));
+  RJG_TRY(read_seconds(l, "maxActiveDeadlineSeconds", path, out.max_active_deadline_seconds, 1));
+  RJG_TRY(read_seconds(l, "maxBackoffLimit", path, out.max_backoff_limit, 0));
+  RJG_TRY(json::read_bool(l, "allowClusterSelector", path, out.allow_cluster_selector));
+  if (out.min_failed_ttl_seconds <= out.max_succeeded_ttl_seconds) {
+    return at(path.field("minFailedTTLSeconds"),
+              "must be greater than lifecycle.maxSucceededTTLSeconds (" +
+                  std::to_string(out.max_succeeded_ttl_seconds) + "), got " +
+                  std::to_string(out.min_failed_ttl_seconds) +
+                  "; failed runs must stay longer than successful ones");
+  }
+  if (out.min_failed_ttl_seconds > out.max_failed_ttl_seconds) {
+    return at(path.field("maxFailedTTLSeconds"),
+              "must be at least lifecycle.minFailedTTLSeconds (" +
+                  std::to_string(out.min_failed_ttl_seconds) + "), got " +
+                  std::to_string(out.max_failed_ttl_seconds));
+  }
+  return {};
+}
+
+Status decode_images(const Value& i, const Path& path, policy::ImagesConfig& out) {
+  RJG_TRY(only_keys(i, path, {"allow", "stock", "deny", "requireDigest"}));
+  RJG_TRY(read_patterns(i, "allow", path, out.allow));
+  const Value* stock = nullptr;
+  RJG_TRY(object_member(i, "stock", path, stock));
+  if (stock != nullptr) {
+    const Path sp = path.field("stock");
+    RJG_TRY(only_keys(*stock, sp, {"patterns", "botocoreMin", "boto3Min"}));
+    RJG_TRY(read_patterns(*stock, "patterns", sp, out.stock_patterns));
+    RJG_TRY(read_min_version(*stock, "botocoreMin", sp, out.botocore_min));
+    RJG_TRY(read_min_version(*stock, "boto3Min", sp, out.boto3_min));
+  }
+  auto deny = json::read_array(i, "deny", path);
+  if (!deny.ok()) {
+    return deny.error();
+  }
+  if (deny.value() != nullptr) {
+    const Path dp = path.field("deny");
+    out.deny.clear();
+    for (rapidjson::SizeType n = 0; n < deny.value()->Size(); ++n) {
+      const Value& e = (*deny.value())[n];
+      const Path ep = dp.index(n);
+      if (!e.IsObject()) {
+        return json::type_error(ep, "an object with pattern and reason", e);
+      }
+      RJG_TRY(only_keys(e, ep, {"pattern", "reason"}));
+      policy::ImageDenyEntry entry;
+      RJG_TRY(json::read_string(e, "pattern", ep, entry.pattern));
+      RJG_TRY(json::read_string(e, "reason", ep, entry.reason));
+      if (entry.pattern.empty()) {
+        return at(ep.field("pattern"), "required, a non-empty image pattern");
+      }
+      if (entry.reason.empty()) {
+        return at(ep.field("reason"), "required: say why the image is refused");
+      }
+      out.deny.push_back(std::move(entry));
+    }
+  }
+  RJG_TRY(json::read_bool(i, "requireDigest", path, out.require_digest));
+  return {};
+}
+
+Status decode_limits(const Value& obj, const Path& path, policy::QuotaLimits& out) {
+  out.clear();
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    const std::string key(it->name.GetString(), it->name.GetStringLength());
+    const Path kp = path.field(it->name.GetString());
+    if (!policy::is_supported_quota_key(key)) {
+      return at(kp, "unsupported quota key; use pods, count/pods, requests.cpu, requests.memory, "
+                    "limits.cpu, limits.memory, requests.ephemeral-storage, "
+                    "limits.ephemeral-storage or requests.<extended resource>");
+    }
+    std::string text;
+    if (it->value.IsString()) {
+      text = it->value.GetString();
+    } else if (it->value.IsInt64()) {
+      text = std::to_string(it->value.GetInt64());
+    } else {
+      return json::type_error(kp, "a quantity such as \"16\" or 64Gi", it->value);
+    }
+    std::optional<policy::Quantity> q = policy::Quantity::parse(text);
+    if (!q) {
+      return at(kp, "\"" + text + "\" is not a Kubernetes quantity (e.g. \"16\", 500m, 64Gi)");
+    }
+    if (q->nanos() < 0) {
+      return at(kp, "must not be negative, got \"" + text + "\"");
+    }
+    out[key] = *q;
+  }
+  return {};
+}
+
+Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) {
+  RJG_TRY(only_keys(q, path, {"unknownNamespace", "default", "namespaces"}));
+  std::optional<std::string> unknown;
+  RJG_TRY(json::read_string(q, "unknownNamespace", path, unknown));
+  if (unknown) {
+    if (*unknown == "deny") {
+      out.unknown_namespace = policy::QuotaConfig::UnknownNamespace::kDeny;
+    } else if (*unknown == "useDefault") {
+      out.unknown_namespace = policy::QuotaConfig::UnknownNamespace::kUseDefault;
+    } else {
+      return at(path.field("unknownNamespace"),
+                "expected deny or useDefault, got \"" + *unknown + "\"");
+    }
+  }
+  const Value* def = nullptr;
+  RJG_TRY(object_member(q, "default", path, def));
+  if (def != nullptr) {
+    RJG_TRY(decode_limits(*def, path.field("default"), out.default_limits));
+  }
+  const Value* namespaces = nullptr;
+  RJG_TRY(object_member(q, "namespaces", path, namespaces));
+  if (namespaces != nullptr) {
+    const Path np = path.field("namespaces");
+    for (auto it = namespaces->MemberBegin(); it != namespaces->MemberEnd(); ++it) {
+      const Path nsp = np.field(it->name.GetString());
+      if (!it->value.IsObject()) {
+        return json::type_error(nsp, "a mapping of quota keys to quantities", it->value);
+      }
+      policy::QuotaLimits limits;
+      RJG_TRY(decode_limits(it->value, nsp, limits));
+      out.namespaces[it->name.GetString()] = std::move(limits);
+    }
+  }
+  return {};
+}
+
+Status decode_rules(const Value& r, const Path& path, policy::PolicyConfig& out) {
+  for (auto it = r.MemberBegin(); it != r.MemberEnd(); ++it) {
+    const Path rp = path.field(it->name.GetString());
+    const std::optional<policy::RuleId> id = policy::rule_id_from_name(it->name.GetString());
+    if (!id) {
+      std::string list;
+      for (policy::RuleId known : policy::kAllRules) {
+        list += list.empty() ? "" : ", ";
+        list += policy::rule_id_name(known);
+      }
+      return at(rp, "unknown rule id; expected one of: " + list);
+    }
+    if (!it->value.IsString()) {
+      return json::type_error(rp, "enforce, warn or off", it->value);
+    }
+    const std::string_view action = it->value.GetString();
+    RuleAction a = RuleAction::kEnforce;
+    if (action == "enforce") {
+      a = RuleAction::kEnforce;
+    } else if (action == "warn") {
+      a = RuleAction::kWarn;
+    } else if (action == "off") {
+      a = RuleAction::kOff;
+    } else {
+      return at(rp, "expected enforce, warn or off, got \"" + std::string(action) + "\"");
+    }
+    out.rule_actions[static_cast<std::size_t>(*id)] = a;
+  }
+  return {};
+}
+
+std::string version_text(policy::KubeRayVersion v) {
+  return std::to_string(v.major) + "." + std::to_string(v.minor);
+}
+
+// The lifecycle mode must be one the pinned operator version can actually carry out.
+Status check_mode_against_version(const policy::PolicyConfig& c) {
+  const policy::KubeRayVersion v = c.kuberay.version;
+  const std::string vt = version_text(v);
+  const std::string gate = c.kuberay.ray_job_deletion_policy_gate ? "on" : "off";
+  switch (c.lifecycle.mode) {
+    case LifecycleMode::kDeletionRules:
+      if (v < policy::KubeRayVersion{1, 5} || !c.kuberay.ray_job_deletion_policy_gate) {
+        return invalid_argument(
+            "lifecycle.mode: deletionRules needs KubeRay 1.5 or later with the "
+            "RayJobDeletionPolicy feature gate on (kuberay.version is " + vt + ", gate " + gate +
+            "); use reaper, or set kuberay.featureGates.RayJobDeletionPolicy: true on 1.5");
+      }
+      return {};
+    case LifecycleMode::kDeletionPolicy:
+      if (v < policy::KubeRayVersion{1, 3} || v > policy::KubeRayVersion{1, 4} ||
+          !c.kuberay.ray_job_deletion_policy_gate) {
+        return invalid_argument(
+            "lifecycle.mode: deletionPolicy needs KubeRay 1.3 or 1.4 with the "
+            "RayJobDeletionPolicy feature gate on (kuberay.version is " + vt + ", gate " + gate +
+            "); use deletionRules from 1.5, or reaper");
+      }
+      return {};
+    case LifecycleMode::kOperatorDeletesRayJob:
+      if (v < policy::KubeRayVersion{1, 2}) {
+        return invalid_argument(
+            "lifecycle.mode: operatorDeletesRayJob needs KubeRay 1.2 or later (kuberay.version is " +
+            vt + "); use reaper");
+      }
+      return {};
+    case LifecycleMode::kReaper:
+      return {};
+  }
+  return {};
+}
+
+Status decode_root(const Value& root, policy::PolicyConfig& out) {
+  const Path path("");
+  if (!root.IsObject()) {
+    return json::type_error(path, "a mapping (the policy document)", root);
+  }
+  RJG_TRY(only_keys(root, path,
+                    {"apiVersion", "kind", "kuberay", "lifecycle", "images", "quota", "rules"}));
+  std::string api_version;
+  std::string kind;
+  RJG_TRY(json::read_string(root, "apiVersion", path, api_version));
+  RJG_TRY(json::read_string(root, "kind", path, kind));
+  if (api_version != "rayjob-guard.io/v1") {
+    return invalid_argument("apiVersion: expected rayjob-guard.io/v1, got \"" + api_version + "\"");
+  }
+  if (kind != "Policy") {
+    return invalid_argument("kind: expected Policy, got \"" + kind + "\"");
+  }
+  const Value* section = nullptr;
+  std::optional<bool> gate;
+  RJG_TRY(object_member(root, "kuberay", path, section));
+  if (section != nullptr) {
+    RJG_TRY(decode_kuberay(*section, path.field("kuberay"), out.kuberay, gate));
+  }
+  const policy::KubeRayVersion v = out.kuberay.version;
+  if (gate && v < policy::KubeRayVersion{1, 3}) {
+    return invalid_argument(
+        "kuberay.featureGates.RayJobDeletionPolicy: the gate does not exist before KubeRay 1.3 "
+        "(kuberay.version is " + version_text(v) + ")");
+  }
+  out.kuberay.ray_job_deletion_policy_gate = gate.value_or(v >= policy::KubeRayVersion{1, 6});
+  RJG_TRY(object_member(root, "lifecycle", path, section));
+  if (section != nullptr) {
+    RJG_TRY(decode_lifecycle(*section, path.field("lifecycle"), out.lifecycle));
+  }
+  RJG_TRY(object_member(root, "images", path, section));
+  if (section != nullptr) {
+    RJG_TRY(decode_images(*section, path.field("images"), out.images));
+  }
+  RJG_TRY(object_member(root, "quota", path, section));
+  if (section != nullptr) {
+    RJG_TRY(decode_quota(*section, path.field("quota"), out.quota));
+  }
+  RJG_TRY(object_member(root, "rules", path, section));
+  if (section != nullptr) {
+    RJG_TRY(decode_rules(*section, path.field("rules"), out));
+  }
+  return check_mode_against_version(out);
+}
+
+const char* mode_name(LifecycleMode m) {
+  switch (m) {
+    case LifecycleMode::kDeletionRules:
+      return "deletionRules";
+    case LifecycleMode::kDeletionPolicy:
+      return "deletionPolicy";
+    case LifecycleMode::kOperatorDeletesRayJob:
+      return "operatorDeletesRayJob";
+    case LifecycleMode::kReaper:
+      return "reaper";
+  }
+  return "?";
+}
+
+const char* action_name(RuleAction a) {
+  switch (a) {
+    case RuleAction::kEnforce:
+      return "enforce";
+    case RuleAction::kWarn:
+      return "warn";
+    case RuleAction::kOff:
+      return "off";
+  }
+  return "?";
+}
+
+// One line per setting in a fixed order, values in normalised form (quantities by value, every
+// rule listed), with string values length-prefixed so that no text can forge another line.
+std::string canonical_form(const policy::PolicyConfig& c) {
+  std::ostringstream o;
+  auto str = [&o](std::string_view s) { o << s.size() << ':' << s; };
+  auto list = [&](const char* name, const std::vector<std::string>& items) {
+    o << name << '=' << items.size();
+    for (const std::string& s : items) {
+      o << ' ';
+      str(s);
+    }
+    o << '\n';
+  };
+  auto limits = [&o](const policy::QuotaLimits& l) {
+    o << l.size();
+    for (const auto& [k, q] : l) {
+      o << ' ' << k.size() << ':' << k << '=' << q.to_string();
+    }
+    o << '\n';
+  };
+  o << "rayjob-guard.io/v1 Policy\n";
+  o << "kuberay.version=" << version_text(c.kuberay.version) << '\n';
+  o << "kuberay.gate=" << c.kuberay.ray_job_deletion_policy_gate << '\n';
+  const policy::LifecycleConfig& l = c.lifecycle;
+  o << "lifecycle=" << mode_name(l.mode) << ' ' << l.max_succeeded_ttl_seconds << ' '
+    << l.min_failed_ttl_seconds << ' ' << l.max_failed_ttl_seconds << ' '
+    << l.max_active_deadline_seconds << ' ' << l.max_backoff_limit << ' '
+    << l.allow_cluster_selector << '\n';
+  list("images.allow", c.images.allow);
+  list("images.stock.patterns", c.images.stock_patterns);
+  o << "images.stock.min=";
+  str(c.images.botocore_min);
+  o << ' ';
+  str(c.images.boto3_min);
+  o << "\nimages.deny=" << c.images.deny.size();
+  for (const policy::ImageDenyEntry& e : c.images.deny) {
+    o << ' ';
+    str(e.pattern);
+    o << ' ';
+    str(e.reason);
+  }
+  o << "\nimages.requireDigest=" << c.images.require_digest << '\n';
+  o << "quota.unknownNamespace="
+    << (c.quota.unknown_namespace == policy::QuotaConfig::UnknownNamespace::kDeny ? "deny"
+                                                                                   : "useDefault")
+    << "\nquota.default=";
+  limits(c.quota.default_limits);
+  for (const auto& [ns, l2] : c.quota.namespaces) {
+    o << "quota.namespace ";
+    str(ns);
+    o << '=';
+    limits(l2);
+  }
+  for (policy::RuleId id : policy::kAllRules) {
+    o << "rule " << policy::rule_id_name(id) << '=' << action_name(c.action(id)) << '\n';
+  }
+  return o.str();
+}
+
+std::string sha256_prefix16(const std::string& data) {
+  std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+  unsigned int len = 0;
+  if (EVP_Digest(data.data(), data.size(), digest.data(), &len, EVP_sha256(), nullptr) != 1) {
+    return {};
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned int i = 0; i < 8 && i < len; ++i) {
+    out += kHex[digest[i] >> 4];
+    out += kHex[digest[i] & 0x0F];
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<LoadedPolicy> decode_policy(std::string_view yaml_text) {
+  Result<std::vector<YamlDocument>> docs = yaml_to_json(yaml_text);
+  if (!docs.ok()) {
+    return docs.error();
+  }
+  if (docs.value().size() != 1) {
+    return invalid_argument("expected exactly one YAML document in the policy, got " +
+                            std::to_string(docs.value().size()));
+  }
+  LoadedPolicy loaded;
+  Status st = decode_root(docs.value().front().doc, loaded.config);
+  if (!st.ok()) {
+    return st.error();
+  }
+  loaded.hash = sha256_prefix16(canonical_form(loaded.config));
+  if (loaded.hash.empty()) {
+    return internal_error("SHA-256 of the policy failed in OpenSSL");
+  }
+  return loaded;
+}
+
+std::string_view default_policy_yaml() { return kDefaultPolicyYaml; }
+
+Result<LoadedPolicy> load_policy_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    return unavailable("policy file " + path + ": cannot be read");
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    return unavailable("policy file " + path + ": read error");
+  }
+  Result<LoadedPolicy> policy = decode_policy(text.str());
+  if (!policy.ok()) {
+    return Error{policy.error().code, "policy file " + path + ": " + policy.error().message};
+  }
+  return policy;
+}
+
+}  // namespace rjg::admission

@@ -1,0 +1,37 @@
+// decode_rayjob_list: the JSON of one page of a ray.io/v1 RayJobList (what
+// GET /apis/ray.io/v1[/namespaces/NS]/rayjobs returns) -> the reaper's typed candidates.
+// Only the fields the reap decision reads are decoded; every one is type-checked, and a wrong
+// type is an error naming its JSON path instead of a guess.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+#include "policy/reap_decision.hpp"
+
+namespace rjg::admission {
+
+struct RayJobListPage {
+  std::vector<policy::ReapCandidate> items;
+  // metadata.continue: empty on the last page; otherwise pass it back as `continue=`.
+  std::string continue_token;
+};
+
+// Decodes one list page. Returns kInvalidArgument, with the JSON path in the message, for:
+// text that is not JSON; a top level that is not an object; `kind` other than "RayJobList";
+// `items` absent or not an array; an item that is not an object; an item without
+// metadata.name / metadata.namespace / metadata.uid strings; annotations that are not an object
+// of strings; `status` not an object; status.jobStatus / jobDeploymentStatus / message / endTime
+// not strings; an endTime that is not RFC 3339; metadata.continue not a string.
+// An absent status or absent status fields are fine (a RayJob the operator has not seen yet).
+Result<RayJobListPage> decode_rayjob_list(std::string_view text);
+
+// Parses an RFC 3339 date-time ("2026-11-29T15:07:29Z", fractional seconds and numeric offsets
+// accepted) into whole seconds since the epoch (fractions truncated toward the past).
+// Returns kInvalidArgument when the text is not of that form or a field is out of range.
+Result<std::int64_t> parse_rfc3339(std::string_view text);
+
+}  // namespace rjg::admission
