@@ -1,1 +1,313 @@
-// stub: replaced by the implementation
+// The worst-case quota footprint of a RayJob. Mirrors what KubeRay creates (head pod with the
+// autoscaler and SidecarMode submitter containers, worker groups, the K8sJobMode submitter pod;
+// kuberay-rayjob.md §8) and how Kubernetes' pod quota evaluator charges a pod.
+#include "policy/pod_footprint.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+namespace rjg::policy {
+
+namespace {
+
+constexpr std::int64_t kCrdMaxReplicas = 2147483647;
+constexpr std::string_view kRequestsPrefix = "requests.";
+constexpr std::string_view kLimitsPrefix = "limits.";
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+std::int64_t saturating_mul(std::int64_t a, std::int64_t b) {
+  std::int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) {
+    return std::numeric_limits<std::int64_t>::max();
+  }
+  return out;
+}
+
+// Kubernetes' IsExtendedResourceName: a qualified name outside the kubernetes.io namespace.
+bool is_extended_resource(std::string_view name) {
+  const std::size_t slash = name.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 >= name.size()) {
+    return false;
+  }
+  if (name.find('/', slash + 1) != std::string_view::npos) {
+    return false;
+  }
+  if (name.find("kubernetes.io/") != std::string_view::npos) {
+    return false;
+  }
+  return !starts_with(name, kRequestsPrefix);
+}
+
+bool is_hugepages_resource(std::string_view name) {
+  constexpr std::string_view kPrefix = "hugepages-";
+  if (!starts_with(name, kPrefix) || name.size() == kPrefix.size()) {
+    return false;
+  }
+  const std::optional<Quantity> size = Quantity::parse(name.substr(kPrefix.size()));
+  return size && *size > Quantity();
+}
+
+// One container's requests and limits after Kubernetes defaulting.
+PodResources container_resources(const std::optional<ResourceList>& requests,
+                                 const std::optional<ResourceList>& limits,
+                                 const std::string& resources_field,
+                                 std::vector<QuantityError>& errors) {
+  PodResources out;
+  auto parse_list = [&](const std::optional<ResourceList>& list, const char* which,
+                        std::map<std::string, Quantity>& into) {
+    if (!list) {
+      return;
+    }
+    for (const auto& [name, text] : *list) {
+      std::optional<Quantity> q = Quantity::parse(text);
+      if (!q) {
+        errors.push_back({resources_field + "." + which + "." + name, text});
+        continue;
+      }
+      into[name] = *q;
+    }
+  };
+  parse_list(requests, "requests", out.requests);
+  parse_list(limits, "limits", out.limits);
+  // Kubernetes defaulting: a resource with a limit and no request is given request = limit
+  // before quota admission sees the pod. A request written but unparseable stays unset.
+  for (const auto& [name, limit] : out.limits) {
+    const bool written = requests && requests->count(name) > 0;
+    if (!written) {
+      out.requests[name] = limit;
+    }
+  }
+  return out;
+}
+
+void add_into(std::map<std::string, Quantity>& sum, const std::map<std::string, Quantity>& add) {
+  for (const auto& [name, q] : add) {
+    sum[name] += q;
+  }
+}
+
+void max_into(std::map<std::string, Quantity>& acc, const std::map<std::string, Quantity>& other) {
+  for (const auto& [name, q] : other) {
+    auto it = acc.find(name);
+    if (it == acc.end() || it->second < q) {
+      acc[name] = q;
+    }
+  }
+}
+
+// Accumulates a pod: app containers are summed, init containers run one at a time, so the pod
+// is charged max(largest init container, sum of app containers) per resource.
+struct PodBuilder {
+  PodResources apps;
+  PodResources largest_init;
+
+  void add_app(const PodResources& c) {
+    add_into(apps.requests, c.requests);
+    add_into(apps.limits, c.limits);
+  }
+  void add_init(const PodResources& c) {
+    max_into(largest_init.requests, c.requests);
+    max_into(largest_init.limits, c.limits);
+  }
+  PodResources effective() const {
+    PodResources out = apps;
+    max_into(out.requests, largest_init.requests);
+    max_into(out.limits, largest_init.limits);
+    return out;
+  }
+};
+
+void add_template(PodBuilder& pod, const PodTemplate& t, const std::string& spec_field,
+                  std::vector<QuantityError>& errors) {
+  for (std::size_t i = 0; i < t.containers.size(); ++i) {
+    const Container& c = t.containers[i];
+    pod.add_app(container_resources(
+        c.requests, c.limits, spec_field + ".containers[" + std::to_string(i) + "].resources",
+        errors));
+  }
+  for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
+    const Container& c = t.init_containers[i];
+    pod.add_init(container_resources(
+        c.requests, c.limits, spec_field + ".initContainers[" + std::to_string(i) + "].resources",
+        errors));
+  }
+}
+
+// The submitter container KubeRay adds (K8sJobMode Job pod, SidecarMode head pod).
+PodResources default_submitter_container() {
+  PodResources r;
+  r.requests = {{"cpu", Quantity::from_millis(500)}, {"memory", Quantity::from_units(200LL << 20)}};
+  r.limits = {{"cpu", Quantity::from_units(1)}, {"memory", Quantity::from_units(1LL << 30)}};
+  return r;
+}
+
+// The autoscaler sidecar: KubeRay's defaults, or autoscalerOptions.resources replacing them
+// wholesale (requests and limits together), as KubeRay's BuildAutoscalerContainer does.
+PodResources autoscaler_container(const RayClusterSpec& rc, std::vector<QuantityError>& errors) {
+  if (rc.autoscaler_options &&
+      (rc.autoscaler_options->requests || rc.autoscaler_options->limits)) {
+    return container_resources(rc.autoscaler_options->requests, rc.autoscaler_options->limits,
+                               "spec.rayClusterSpec.autoscalerOptions.resources", errors);
+  }
+  PodResources r;
+  r.requests = {{"cpu", Quantity::from_millis(500)}, {"memory", Quantity::from_units(512LL << 20)}};
+  r.limits = r.requests;
+  return r;
+}
+
+void fill_totals(FootprintPart& p) {
+  p.totals["pods"] = Quantity::from_units(p.pods);
+  p.totals["count/pods"] = Quantity::from_units(p.counted_pods);
+  for (const auto& [name, q] : p.per_pod.requests) {
+    p.totals[std::string(kRequestsPrefix) + name] = q * p.pods;
+  }
+  for (const auto& [name, q] : p.per_pod.limits) {
+    p.totals[std::string(kLimitsPrefix) + name] = q * p.pods;
+  }
+}
+
+// GetWorkerGroupDesiredReplicas, with the autoscaler's worst case (maxReplicas) on top.
+std::int64_t worker_replicas(const WorkerGroup& g, bool autoscaling) {
+  if (g.suspend.value_or(false)) {
+    return 0;
+  }
+  const std::int64_t min = std::max<std::int64_t>(0, g.min_replicas.value_or(0));
+  const std::int64_t max = std::max<std::int64_t>(0, g.max_replicas.value_or(kCrdMaxReplicas));
+  if (autoscaling || min > max) {
+    return max;
+  }
+  const std::int64_t replicas = std::max<std::int64_t>(0, g.replicas.value_or(0));
+  return std::clamp(replicas, min, max);
+}
+
+}  // namespace
+
+bool is_supported_quota_key(std::string_view key) {
+  static constexpr std::string_view kFixed[] = {
+      "pods",          "count/pods",      "cpu",
+      "memory",        "ephemeral-storage", "requests.cpu",
+      "requests.memory", "requests.ephemeral-storage", "limits.cpu",
+      "limits.memory", "limits.ephemeral-storage",
+  };
+  for (std::string_view k : kFixed) {
+    if (k == key) {
+      return true;
+    }
+  }
+  std::string_view resource;
+  if (starts_with(key, kRequestsPrefix)) {
+    resource = key.substr(kRequestsPrefix.size());
+  } else if (starts_with(key, kLimitsPrefix)) {
+    resource = key.substr(kLimitsPrefix.size());
+  } else {
+    return false;
+  }
+  return is_extended_resource(resource) || is_hugepages_resource(resource);
+}
+
+std::string canonical_quota_key(std::string_view key) {
+  if (key == "cpu" || key == "memory" || key == "ephemeral-storage") {
+    return std::string(kRequestsPrefix) + std::string(key);
+  }
+  return std::string(key);
+}
+
+Quantity PodFootprint::amount(std::string_view key) const {
+  auto it = totals.find(canonical_quota_key(key));
+  return it == totals.end() ? Quantity() : it->second;
+}
+
+Quantity PodFootprint::part_amount(const FootprintPart& p, std::string_view key) {
+  auto it = p.totals.find(canonical_quota_key(key));
+  return it == p.totals.end() ? Quantity() : it->second;
+}
+
+PodFootprint compute_pod_footprint(const RayJob& job) {
+  PodFootprint fp;
+  const RayJobSpec& spec = job.spec;
+  const std::string mode = spec.submission_mode.value_or("K8sJobMode");
+
+  if (spec.ray_cluster_spec) {
+    const RayClusterSpec& rc = *spec.ray_cluster_spec;
+    const bool autoscaling = rc.enable_in_tree_autoscaling.value_or(false);
+
+    FootprintPart head;
+    head.kind = FootprintPart::Kind::kHead;
+    head.label = "head pod";
+    head.field = "spec.rayClusterSpec.headGroupSpec";
+    head.pods = 1;
+    head.counted_pods = 1;
+    PodBuilder pod;
+    add_template(pod, rc.head.pod_template, "spec.rayClusterSpec.headGroupSpec.template.spec",
+                 fp.errors);
+    if (autoscaling) {
+      pod.add_app(autoscaler_container(rc, fp.errors));
+    }
+    if (mode == "SidecarMode") {
+      pod.add_app(default_submitter_container());
+    }
+    head.per_pod = pod.effective();
+    fill_totals(head);
+    fp.parts.push_back(std::move(head));
+
+    for (std::size_t i = 0; i < rc.worker_groups.size(); ++i) {
+      const WorkerGroup& g = rc.worker_groups[i];
+      FootprintPart part;
+      part.kind = FootprintPart::Kind::kWorkerGroup;
+      part.label = "worker group \"" + g.group_name + "\"";
+      part.field = "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "]";
+      part.worker_index = static_cast<int>(i);
+      part.autoscaling = autoscaling;
+      part.unbounded_max_replicas =
+          autoscaling && !g.suspend.value_or(false) &&
+          g.max_replicas.value_or(kCrdMaxReplicas) >= kCrdMaxReplicas;
+      const std::int64_t hosts = std::max<std::int64_t>(0, g.num_of_hosts.value_or(1));
+      part.pods = saturating_mul(worker_replicas(g, autoscaling), hosts);
+      part.counted_pods = part.pods;
+      PodBuilder wpod;
+      add_template(wpod, g.pod_template, part.field + ".template.spec", fp.errors);
+      part.per_pod = wpod.effective();
+      fill_totals(part);
+      fp.parts.push_back(std::move(part));
+    }
+  }
+
+  if (mode == "K8sJobMode") {
+    FootprintPart sub;
+    sub.kind = FootprintPart::Kind::kSubmitter;
+    sub.label = "submitter pod";
+    sub.pods = 1;
+    // The submitter Job keeps its failed pods (restartPolicy Never) until the Job is deleted, so
+    // count/pods may hold one pod per attempt: submitterConfig.backoffLimit (KubeRay's default
+    // 2) retries plus the first try. OnFailure restarts the container in place instead.
+    const std::int64_t retries = std::max<std::int64_t>(0, spec.submitter_backoff_limit.value_or(2));
+    sub.counted_pods = retries == std::numeric_limits<std::int64_t>::max() ? retries : retries + 1;
+    if (spec.submitter_pod_template) {
+      sub.field = "spec.submitterPodTemplate";
+      if (spec.submitter_pod_template->restart_policy.value_or("Never") == "OnFailure") {
+        sub.counted_pods = 1;
+      }
+      PodBuilder spod;
+      add_template(spod, *spec.submitter_pod_template, "spec.submitterPodTemplate.spec",
+                   fp.errors);
+      sub.per_pod = spod.effective();
+    } else {
+      sub.field = "spec";
+      sub.label = "submitter pod (KubeRay's default ray-job-submitter)";
+      sub.per_pod = default_submitter_container();
+    }
+    fill_totals(sub);
+    fp.parts.push_back(std::move(sub));
+  }
+
+  for (const FootprintPart& p : fp.parts) {
+    add_into(fp.totals, p.totals);
+  }
+  return fp;
+}
+
+}  // namespace rjg::policy

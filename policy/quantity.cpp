@@ -1,8 +1,319 @@
-// stub: replaced by the implementation
+// Quantity parsing and arithmetic, mirroring k8s.io/apimachinery/pkg/api/resource (quantity.go,
+// suffix.go): the same tokenizer, the same int64 fast path, and the same round-up-and-cap slow
+// path, computed exactly on decimal digits instead of inf.Dec.
 #include "policy/quantity.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
 namespace rjg::policy {
-std::optional<Quantity> Quantity::parse(std::string_view) { return std::nullopt; }
-Quantity Quantity::operator+(const Quantity& o) const { return from_nanos(nanos_ + o.nanos_); }
-Quantity Quantity::operator*(long long f) const { return from_nanos(nanos_ * f); }
-std::string Quantity::to_string() const { return "0"; }
+
+namespace {
+
+using u128 = unsigned __int128;
+
+constexpr __int128 kMax = static_cast<__int128>(~static_cast<u128>(0) >> 1);
+constexpr __int128 kMin = -kMax - 1;
+constexpr long long kNanosPerUnit = 1'000'000'000;
+// Kubernetes caps the slow path at maxAllowed = 2^63-1 units.
+constexpr __int128 kCapNanos =
+    static_cast<__int128>(std::numeric_limits<std::int64_t>::max()) * kNanosPerUnit;
+// Kubernetes' exponents are int32 scales that get negated, so +-MaxInt32 is the accepted range.
+constexpr long long kMaxExponent = 2147483647;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// What parseQuantityString returns: sign, numerator digits (leading zeros stripped, "0" when
+// none), fraction digits and the suffix text.
+struct Pieces {
+  bool positive = true;
+  std::string_view num = "0";
+  std::string_view denom;
+  std::string_view suffix;
+  bool has_digit = false;  // the number part holds at least one digit (inf.Dec needs one)
+};
+
+std::optional<Pieces> split(std::string_view s) {
+  Pieces p;
+  std::size_t pos = 0;
+  const std::size_t end = s.size();
+  if (pos < end && (s[0] == '-' || s[0] == '+')) {
+    p.positive = s[0] == '+';
+    ++pos;
+  }
+  while (pos < end && s[pos] == '0') {
+    p.has_digit = true;
+    ++pos;
+  }
+  if (pos >= end) {
+    return p;
+  }
+  std::size_t start = pos;
+  while (pos < end && is_digit(s[pos])) {
+    ++pos;
+  }
+  if (pos > start) {
+    p.num = s.substr(start, pos - start);
+    p.has_digit = true;
+  }
+  if (pos >= end) {
+    return p;
+  }
+  if (s[pos] == '.') {
+    ++pos;
+    start = pos;
+    while (pos < end && is_digit(s[pos])) {
+      ++pos;
+    }
+    p.denom = s.substr(start, pos - start);
+    p.has_digit = p.has_digit || !p.denom.empty();
+    if (pos >= end) {
+      return p;
+    }
+  }
+  const std::size_t suffix_start = pos;
+  constexpr std::string_view kSuffixChars = "eEinumkKMGTP";
+  while (pos < end && kSuffixChars.find(s[pos]) != std::string_view::npos) {
+    ++pos;
+  }
+  if (pos < end && (s[pos] == '-' || s[pos] == '+')) {
+    ++pos;
+  }
+  while (pos < end && is_digit(s[pos])) {
+    ++pos;
+  }
+  if (pos < end) {
+    return std::nullopt;  // a character that is neither suffix nor exponent digit
+  }
+  p.suffix = s.substr(suffix_start);
+  return p;
+}
+
+struct Suffix {
+  int base = 10;           // 10 or 2
+  long long exponent = 0;  // power of `base`
+};
+
+std::optional<Suffix> interpret(std::string_view suffix) {
+  struct Entry {
+    std::string_view text;
+    int base;
+    int exponent;
+  };
+  static constexpr Entry kTable[] = {
+      {"n", 10, -9}, {"u", 10, -6}, {"m", 10, -3}, {"", 10, 0},    {"k", 10, 3},
+      {"M", 10, 6},  {"G", 10, 9},  {"T", 10, 12}, {"P", 10, 15},  {"E", 10, 18},
+      {"Ki", 2, 10}, {"Mi", 2, 20}, {"Gi", 2, 30}, {"Ti", 2, 40},  {"Pi", 2, 50},
+      {"Ei", 2, 60},
+  };
+  for (const Entry& e : kTable) {
+    if (e.text == suffix) {
+      return Suffix{e.base, e.exponent};
+    }
+  }
+  if (suffix.size() < 2 || (suffix[0] != 'e' && suffix[0] != 'E')) {
+    return std::nullopt;
+  }
+  // strconv.ParseInt(suffix[1:], 10, 64), then the int32 bound.
+  std::string_view digits = suffix.substr(1);
+  bool negative = false;
+  if (digits[0] == '-' || digits[0] == '+') {
+    negative = digits[0] == '-';
+    digits.remove_prefix(1);
+  }
+  if (digits.empty()) {
+    return std::nullopt;
+  }
+  long long value = 0;
+  for (char c : digits) {
+    if (!is_digit(c)) {
+      return std::nullopt;
+    }
+    value = value * 10 + (c - '0');
+    if (value > kMaxExponent) {
+      return std::nullopt;
+    }
+  }
+  return Suffix{10, negative ? -value : value};
+}
+
+// value * 10^power in 128 bits; nullopt on overflow. REQUIRES: value >= 0, power >= 0.
+std::optional<__int128> scale_up(__int128 value, long long power) {
+  for (long long i = 0; i < power && value != 0; ++i) {
+    if (__builtin_mul_overflow(value, 10, &value)) {
+      return std::nullopt;
+    }
+  }
+  return value;
+}
+
+// The exact magnitude ceil(digits * 2^binary_exponent * 10^decimal_exponent), capped at
+// kCapNanos, where `digits` is a decimal integer written as text. This is Kubernetes' slow path
+// (inf.Dec with RoundUp to nano, then the maxAllowed cap) without arbitrary-precision types: the
+// digits are multiplied by powers of two in base 10, then the decimal exponent moves the point.
+__int128 slow_path_nanos(std::string_view digit_text, int binary_exponent,
+                         long long decimal_exponent) {
+  std::vector<int> digits;  // most significant first, no leading zeros
+  digits.reserve(digit_text.size() + 20);
+  for (char c : digit_text) {
+    if (digits.empty() && c == '0') {
+      continue;
+    }
+    digits.push_back(c - '0');
+  }
+  if (digits.empty()) {
+    return 0;
+  }
+  for (int i = 0; i < binary_exponent; ++i) {
+    int carry = 0;
+    for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+      const int v = *it * 2 + carry;
+      *it = v % 10;
+      carry = v / 10;
+    }
+    if (carry != 0) {
+      digits.insert(digits.begin(), carry);
+    }
+  }
+  const long long length = static_cast<long long>(digits.size());
+  // Digits that land left of the nano point, and whether any nonzero digit falls right of it.
+  const long long integer_digits = length + decimal_exponent;
+  if (integer_digits <= 0) {
+    return 1;  // nonzero and below one nano: rounded up to 1n
+  }
+  // 31 digits are at least 10^30, far above the cap (about 9.2e27).
+  if (integer_digits > 31) {
+    return kCapNanos;
+  }
+  __int128 value = 0;
+  bool remainder = false;
+  for (long long i = 0; i < integer_digits; ++i) {
+    value = value * 10 + (i < length ? digits[static_cast<std::size_t>(i)] : 0);
+  }
+  for (long long i = integer_digits; i < length; ++i) {
+    remainder = remainder || digits[static_cast<std::size_t>(i)] != 0;
+  }
+  if (remainder) {
+    value += 1;
+  }
+  return value > kCapNanos ? kCapNanos : value;
+}
+
+std::string u128_to_string(u128 v) {
+  if (v == 0) {
+    return "0";
+  }
+  std::string out;
+  while (v != 0) {
+    out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<Quantity> Quantity::parse(std::string_view text) {
+  if (text.empty()) {
+    return std::nullopt;
+  }
+  const std::optional<Pieces> pieces = split(text);
+  if (!pieces) {
+    return std::nullopt;
+  }
+  const std::optional<Suffix> suffix = interpret(pieces->suffix);
+  if (!suffix) {
+    return std::nullopt;
+  }
+  const Pieces& p = *pieces;
+  const long long digit_count = static_cast<long long>(p.num.size() + p.denom.size());
+  const long long denom_len = static_cast<long long>(p.denom.size());
+
+  // Kubernetes' int64 fast path: the value is exact and, unlike the slow path, never capped.
+  bool fast = false;
+  long long scale = 0;  // power of ten of the shifted digits
+  int binary_exponent = 0;
+  if (suffix->base == 10) {
+    scale = suffix->exponent - denom_len;
+    fast = 18 - digit_count >= 0 && scale >= -9;
+  } else if (p.denom.empty()) {
+    binary_exponent = static_cast<int>(suffix->exponent);
+    fast = 15 - digit_count - suffix->exponent * 3 / 10 - 1 >= 0;
+  }
+  if (fast) {
+    __int128 shifted = 0;
+    for (char c : p.num) {
+      shifted = shifted * 10 + (c - '0');
+    }
+    for (char c : p.denom) {
+      shifted = shifted * 10 + (c - '0');
+    }
+    shifted <<= binary_exponent;
+    const std::optional<__int128> nanos = scale_up(shifted, scale + 9);
+    if (!nanos) {
+      return std::nullopt;
+    }
+    return from_nanos(p.positive ? *nanos : -*nanos);
+  }
+
+  // The slow path parses the number text with inf.Dec, which needs at least one digit.
+  if (!p.has_digit) {
+    return std::nullopt;
+  }
+  std::string digit_text(p.num);
+  digit_text.append(p.denom);
+  const long long decimal_exponent = (suffix->base == 10 ? suffix->exponent : 0) - denom_len + 9;
+  const __int128 nanos =
+      slow_path_nanos(digit_text, suffix->base == 2 ? static_cast<int>(suffix->exponent) : 0,
+                      decimal_exponent);
+  return from_nanos(p.positive ? nanos : -nanos);
+}
+
+Quantity Quantity::operator+(const Quantity& other) const {
+  __int128 sum = 0;
+  if (__builtin_add_overflow(nanos_, other.nanos_, &sum)) {
+    return from_nanos(other.nanos_ > 0 ? kMax : kMin);
+  }
+  return from_nanos(sum);
+}
+
+Quantity Quantity::operator*(long long factor) const {
+  __int128 product = 0;
+  if (__builtin_mul_overflow(nanos_, static_cast<__int128>(factor), &product)) {
+    return from_nanos((nanos_ > 0) == (factor > 0) ? kMax : kMin);
+  }
+  return from_nanos(product);
+}
+
+std::string Quantity::to_string() const {
+  if (nanos_ == 0) {
+    return "0";
+  }
+  const bool negative = nanos_ < 0;
+  const u128 magnitude = negative ? static_cast<u128>(-(nanos_ + 1)) + 1 : static_cast<u128>(nanos_);
+  std::string sign = negative ? "-" : "";
+  constexpr u128 kPerUnit = kNanosPerUnit;
+  if (magnitude % kPerUnit == 0) {
+    u128 units = magnitude / kPerUnit;
+    static constexpr const char* kBinary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    const char* suffix = "";
+    for (const char* s : kBinary) {
+      if (units < 1024 || units % 1024 != 0) {
+        break;
+      }
+      units /= 1024;
+      suffix = s;
+    }
+    return sign + u128_to_string(units) + suffix;
+  }
+  if (magnitude % 1'000'000 == 0) {
+    return sign + u128_to_string(magnitude / 1'000'000) + "m";
+  }
+  if (magnitude % 1'000 == 0) {
+    return sign + u128_to_string(magnitude / 1'000) + "u";
+  }
+  return sign + u128_to_string(magnitude) + "n";
+}
+
 }  // namespace rjg::policy

@@ -1,8 +1,163 @@
-// stub: replaced by the implementation of the rule.
+// resources-declared: every container that will run sets cpu and memory requests and limits,
+// limits for every extended resource it requests, and only quantities Kubernetes accepts;
+// otherwise the namespace's ResourceQuota refuses its pods after the RayJob was admitted.
+#include <string>
+#include <vector>
+
+#include "policy/quantity.hpp"
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
 
-void check_resources_declared(const RuleContext& /*ctx*/, Findings& /*out*/) {}
+namespace {
+
+constexpr const char* kWhy =
+    "the namespace ResourceQuota refuses pods without them, after the RayJob was admitted, and the "
+    "RayJob then holds quota without running";
+
+// Extended resources (vendor/name) and huge pages are not overcommittable: Kubernetes refuses a
+// pod that requests one without a limit.
+bool needs_limit(const std::string& resource) {
+  return (resource.find('/') != std::string::npos &&
+          resource.find("kubernetes.io/") == std::string::npos) ||
+         resource.rfind("hugepages-", 0) == 0;
+}
+
+std::string join_names(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += i == 0 ? "" : (i + 1 == names.size() ? " and " : ", ");
+    out += names[i];
+  }
+  return out;
+}
+
+std::string join_fields(const std::vector<std::string>& names, const char* list) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += i == 0 ? "" : (i + 1 == names.size() ? " and " : ", ");
+    out += std::string("resources.") + list + "." + names[i];
+  }
+  return out;
+}
+
+void report(Findings& out, std::string field, std::string message) {
+  out.push_back({RuleId::kResourcesDeclared, Finding::Kind::kViolation, std::move(field),
+                 std::move(message)});
+}
+
+// Checks one resource block. `what` names the container for messages (`container "ray-head"`).
+void check_block(const std::string& what, const std::optional<ResourceList>& requests,
+                 const std::optional<ResourceList>& limits, const std::string& resources_field,
+                 Findings& out) {
+  // Bad quantities first: they are what the apiserver itself would refuse.
+  for (const auto* list : {&requests, &limits}) {
+    if (!*list) {
+      continue;
+    }
+    const char* which = list == &requests ? "requests" : "limits";
+    for (const auto& [name, text] : **list) {
+      if (!Quantity::parse(text)) {
+        report(out, resources_field + "." + which + "." + name,
+               what + ": \"" + text + "\" is not a Kubernetes quantity; write it like \"2\", \"500m\", "
+               "\"8Gi\" or \"1e3\" (no spaces, units Ki Mi Gi Ti or k M G T, m for milli)");
+      }
+    }
+  }
+  const bool has_requests = requests && !requests->empty();
+  const bool has_limits = limits && !limits->empty();
+  if (!has_requests && !has_limits) {
+    report(out, resources_field,
+           what + " sets no resources; set resources.requests.cpu, resources.requests.memory, "
+           "resources.limits.cpu and resources.limits.memory; " + kWhy);
+    return;
+  }
+  std::vector<std::string> missing_requests;
+  std::vector<std::string> missing_limits;
+  for (const char* r : {"cpu", "memory"}) {
+    if (!requests || requests->count(r) == 0) {
+      missing_requests.push_back(r);
+    }
+    if (!limits || limits->count(r) == 0) {
+      missing_limits.push_back(r);
+    }
+  }
+  std::vector<std::string> extended_without_limit;
+  if (requests) {
+    for (const auto& [name, text] : *requests) {
+      if (needs_limit(name) && (!limits || limits->count(name) == 0)) {
+        extended_without_limit.push_back(name);
+      }
+    }
+  }
+  if (!missing_requests.empty()) {
+    const std::string field = missing_requests.size() == 1 && has_requests
+                                  ? resources_field + ".requests." + missing_requests[0]
+                                  : resources_field + ".requests";
+    report(out, field,
+           what + " sets no " + join_names(missing_requests) + " request; set " +
+               join_fields(missing_requests, "requests") +
+               " (a ResourceQuota on requests.* refuses pods without them; the policy requires them "
+               "written even where Kubernetes would copy the limit)");
+  }
+  if (!missing_limits.empty()) {
+    const std::string field = missing_limits.size() == 1 && has_limits
+                                  ? resources_field + ".limits." + missing_limits[0]
+                                  : resources_field + ".limits";
+    report(out, field,
+           what + " sets no " + join_names(missing_limits) + " limit; set " +
+               join_fields(missing_limits, "limits") + "; " + kWhy);
+  }
+  for (const std::string& name : extended_without_limit) {
+    report(out, resources_field + ".limits." + name,
+           what + " requests " + name + " without a limit; set resources.limits." + name +
+               " equal to the request (Kubernetes refuses pods that request an extended resource "
+               "without a limit)");
+  }
+}
+
+void check_template(const PodTemplate& t, const std::string& spec_field, const std::string& note,
+                    Findings& out) {
+  for (std::size_t i = 0; i < t.containers.size(); ++i) {
+    const Container& c = t.containers[i];
+    check_block("container \"" + c.name + "\"" + note, c.requests, c.limits,
+                spec_field + ".containers[" + std::to_string(i) + "].resources", out);
+  }
+  for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
+    const Container& c = t.init_containers[i];
+    check_block("init container \"" + c.name + "\"" + note, c.requests, c.limits,
+                spec_field + ".initContainers[" + std::to_string(i) + "].resources", out);
+  }
+}
+
+}  // namespace
+
+void check_resources_declared(const RuleContext& ctx, Findings& out) {
+  const RayJobSpec& spec = ctx.job.spec;
+  if (spec.ray_cluster_spec) {
+    const RayClusterSpec& rc = *spec.ray_cluster_spec;
+    check_template(rc.head.pod_template, "spec.rayClusterSpec.headGroupSpec.template.spec", "", out);
+    for (std::size_t i = 0; i < rc.worker_groups.size(); ++i) {
+      check_template(rc.worker_groups[i].pod_template,
+                     "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].template.spec",
+                     "", out);
+    }
+    // KubeRay's autoscaler defaults set everything; an override replaces them wholesale.
+    const bool autoscaling = rc.enable_in_tree_autoscaling.value_or(false);
+    if (autoscaling && rc.autoscaler_options &&
+        (rc.autoscaler_options->requests || rc.autoscaler_options->limits)) {
+      check_block("the autoscaler container (autoscalerOptions.resources replaces KubeRay's "
+                  "defaults)",
+                  rc.autoscaler_options->requests, rc.autoscaler_options->limits,
+                  "spec.rayClusterSpec.autoscalerOptions.resources", out);
+    }
+  }
+  // KubeRay uses a submitterPodTemplate verbatim, without default resources, and only in
+  // K8sJobMode (SidecarMode refuses it; HTTPMode and InteractiveMode never create the pod).
+  if (spec.submitter_pod_template && spec.submission_mode.value_or("K8sJobMode") == "K8sJobMode") {
+    check_template(*spec.submitter_pod_template, "spec.submitterPodTemplate.spec",
+                   " (KubeRay adds no default resources to a submitterPodTemplate)", out);
+  }
+}
 
 }  // namespace rjg::policy

@@ -1,0 +1,60 @@
+// Container image references: parsing into registry / repository / tag / digest (the Docker
+// reference grammar), glob matching of policy patterns against an image, and the list of images
+// a RayJob will run. Pure; used by image-contract and image-pinned.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+#include "policy/rayjob.hpp"
+
+namespace rjg::policy {
+
+struct ImageRef {
+  // "ghcr.io", "localhost:5000", "123456789012.dkr.ecr.us-east-1.amazonaws.com"; empty when the
+  // reference names none (Docker Hub is implied).
+  std::string registry;
+  // The path inside the registry as written: "rayproject/ray", "ubuntu", "team/sub/image".
+  std::string repository;
+  std::string tag;     // "2.52.0-py310"; empty when absent (the runtime pulls :latest)
+  std::string digest;  // "sha256:<64 hex>"; empty when absent
+};
+
+// Parses `text` with the Docker reference grammar: `[registry/]path[:tag][@digest]`. The first
+// path component is the registry when the reference has more than one component and the first
+// contains a `.` or a `:` or is `localhost`. The tag follows the last `:` of the last component;
+// the digest is `algorithm:hex` after `@` (sha256 with exactly 64 lower-case hex digits, sha512
+// with 128). Path components are lower-case alphanumerics joined by `.`, `_`, `__` or dashes.
+// Returns kInvalidArgument, with what is wrong, for an empty or malformed reference.
+Result<ImageRef> parse_image_ref(std::string_view text);
+
+// Returns true when glob `pattern` matches the whole of `text`: `*` matches any run of characters
+// and `?` any one character, neither crossing a `/` (so `*.dkr.ecr.*.amazonaws.com/x:*` cannot be
+// satisfied by a registry of someone else's followed by a path); `[abc]`, `[a-z]` and `[!a-z]`
+// match one character of (not of) the class; `\` escapes the next character. A malformed class
+// (no closing `]`) matches its `[` literally.
+bool glob_match(std::string_view pattern, std::string_view text);
+
+// Returns true when `pattern` matches `image` as written, or one of its Docker Hub spellings:
+// "rayproject/ray:2.41.0", "docker.io/rayproject/ray:2.41.0" and
+// "index.docker.io/rayproject/ray:2.41.0" are the same image, so a pattern written for one of
+// them matches all three (and "ubuntu" == "library/ubuntu" == "docker.io/library/ubuntu").
+bool image_matches(std::string_view pattern, std::string_view image);
+
+// One image a RayJob will run, with the field that sets it.
+struct ImageUse {
+  // "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image",
+  // "spec.rayClusterSpec.autoscalerOptions.image", ...
+  std::string field;
+  std::string image;  // as written; never empty (containers without an image are skipped)
+};
+
+// Returns every image that will run for `job`, in a fixed order: head containers then head init
+// containers, each worker group's containers then init containers, the submitterPodTemplate's
+// (only in K8sJobMode, the only mode that uses it), and autoscalerOptions.image when in-tree
+// autoscaling is on. The default submitter container reuses the head image and adds nothing.
+std::vector<ImageUse> images_that_run(const RayJob& job);
+
+}  // namespace rjg::policy
