@@ -1,0 +1,92 @@
+// The accept loop.
+#include "server/listener.hpp"
+
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/post.hpp>
+
+#include <chrono>
+
+#include "server/log.hpp"
+
+namespace rjg::server {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+Listener::Listener(net::io_context& ioc, std::string name, AcceptFn on_accept)
+    : ioc_(ioc),
+      name_(std::move(name)),
+      on_accept_(std::move(on_accept)),
+      strand_(net::make_strand(ioc)),
+      acceptor_(strand_),
+      retry_timer_(strand_) {}
+
+Status Listener::open(const ListenAddress& address) {
+  boost::system::error_code ec;
+  const auto ip = net::ip::make_address(address.host, ec);
+  if (ec) {
+    return invalid_argument("'" + address.host + "' is not an IP address");
+  }
+  const tcp::endpoint endpoint(ip, address.port);
+  const std::string where = address.host + ":" + std::to_string(address.port);
+  if (acceptor_.open(endpoint.protocol(), ec); ec) {
+    return unavailable("cannot open a socket for " + where + ": " + ec.message());
+  }
+  if (acceptor_.set_option(net::socket_base::reuse_address(true), ec); ec) {
+    return unavailable("cannot set SO_REUSEADDR on " + where + ": " + ec.message());
+  }
+  if (acceptor_.bind(endpoint, ec); ec) {
+    return unavailable("cannot listen on " + where + " (" + name_ + "): " + ec.message());
+  }
+  if (acceptor_.listen(net::socket_base::max_listen_connections, ec); ec) {
+    return unavailable("cannot listen on " + where + " (" + name_ + "): " + ec.message());
+  }
+  port_ = acceptor_.local_endpoint(ec).port();
+  return {};
+}
+
+void Listener::run() {
+  net::post(strand_, [self = shared_from_this()] { self->do_accept(); });
+}
+
+void Listener::stop() {
+  net::post(strand_, [self = shared_from_this()] {
+    self->stopped_ = true;
+    self->retry_timer_.cancel();
+    boost::system::error_code ignored;
+    self->acceptor_.close(ignored);
+  });
+}
+
+void Listener::do_accept() {
+  if (stopped_) {
+    return;
+  }
+  // Each connection gets its own strand, so its handlers never run concurrently.
+  acceptor_.async_accept(net::make_strand(ioc_),
+                         [self = shared_from_this()](boost::system::error_code ec,
+                                                     tcp::socket socket) {
+                           self->on_accept(ec, std::move(socket));
+                         });
+}
+
+void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
+  if (ec == net::error::operation_aborted || stopped_) {
+    return;
+  }
+  if (ec) {
+    // Out of file descriptors and similar: back off briefly instead of spinning.
+    log_event(Level::kWarn, "accept failed", {{"listener", name_}, {"error", ec.message()}});
+    retry_timer_.expires_after(std::chrono::milliseconds(50));
+    retry_timer_.async_wait([self = shared_from_this()](boost::system::error_code tec) {
+      if (!tec) {
+        self->do_accept();
+      }
+    });
+    return;
+  }
+  on_accept_(std::move(socket));
+  do_accept();
+}
+
+}  // namespace rjg::server

@@ -1,0 +1,120 @@
+// The rayjob_guard_* metrics. Names follow Prometheus conventions (_total counters, _seconds units)
+// so that `promtool check metrics` accepts the exposition.
+#include "server/metrics.hpp"
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+namespace rjg::server {
+
+Metrics::Metrics(const std::string& version)
+    : registry_(std::make_shared<prometheus::Registry>()) {
+  auto& r = *registry_;
+  admission_requests_ = &prometheus::BuildCounter()
+                             .Name("rayjob_guard_admission_requests_total")
+                             .Help("AdmissionReviews answered, by operation and verdict.")
+                             .Register(r);
+  violations_ = &prometheus::BuildCounter()
+                     .Name("rayjob_guard_admission_violations_total")
+                     .Help("Rule violations in answered reviews, by rule id and action (deny/warn).")
+                     .Register(r);
+  // Reviews take tens of microseconds: buckets are fine-grained below 1 ms.
+  latency_ = &prometheus::BuildHistogram()
+                  .Name("rayjob_guard_admission_duration_seconds")
+                  .Help("Time to decode, evaluate and encode one AdmissionReview.")
+                  .Register(r)
+                  .Add({}, prometheus::Histogram::BucketBoundaries{
+                               0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+                               0.025, 0.05, 0.1, 0.25, 0.5, 1.0});
+  http_requests_ = &prometheus::BuildCounter()
+                        .Name("rayjob_guard_http_requests_total")
+                        .Help("HTTP responses on the HTTPS admission port, by status code.")
+                        .Register(r);
+  in_flight_ = &prometheus::BuildGauge()
+                    .Name("rayjob_guard_http_requests_in_flight")
+                    .Help("Requests on the HTTPS port being read or answered.")
+                    .Register(r)
+                    .Add({});
+  handshake_failures_ = &prometheus::BuildCounter()
+                             .Name("rayjob_guard_tls_handshake_failures_total")
+                             .Help("TLS handshakes that failed (protocol, cipher, ALPN, client cert).")
+                             .Register(r)
+                             .Add({});
+  connections_rejected_ = &prometheus::BuildCounter()
+                               .Name("rayjob_guard_connections_rejected_total")
+                               .Help("Connections closed at once because the connection cap was hit.")
+                               .Register(r)
+                               .Add({});
+  internal_errors_ = &prometheus::BuildCounter()
+                          .Name("rayjob_guard_internal_errors_total")
+                          .Help("Requests answered 500 because of an unexpected exception (a bug).")
+                          .Register(r)
+                          .Add({});
+  policy_reloads_ = &prometheus::BuildCounter()
+                         .Name("rayjob_guard_policy_reloads_total")
+                         .Help("Policy file reloads after a change, by result.")
+                         .Register(r);
+  certificate_reloads_ = &prometheus::BuildCounter()
+                              .Name("rayjob_guard_certificate_reloads_total")
+                              .Help("Serving certificate reloads after a change, by result.")
+                              .Register(r);
+  certificate_expiry_ = &prometheus::BuildGauge()
+                             .Name("rayjob_guard_certificate_expiry_timestamp_seconds")
+                             .Help("notAfter of the serving certificate, Unix seconds.")
+                             .Register(r)
+                             .Add({});
+  prometheus::BuildGauge()
+      .Name("rayjob_guard_build_info")
+      .Help("Always 1; the version label names the build.")
+      .Register(r)
+      .Add({{"version", version}})
+      .Set(1);
+  // Pre-create the common series so dashboards see zeros instead of absent series.
+  for (const char* result : {"success", "failure"}) {
+    policy_reloads_->Add({{"result", result}});
+    certificate_reloads_->Add({{"result", result}});
+  }
+}
+
+Metrics::~Metrics() = default;
+
+void Metrics::record_review(const admission::ReviewSummary& summary,
+                            std::chrono::nanoseconds latency) {
+  admission_requests_
+      ->Add({{"operation", summary.operation}, {"allowed", summary.allowed ? "true" : "false"}})
+      .Increment();
+  for (const auto& rule : summary.denied_rules) {
+    violations_->Add({{"rule", rule}, {"action", "deny"}}).Increment();
+  }
+  for (const auto& rule : summary.warned_rules) {
+    violations_->Add({{"rule", rule}, {"action", "warn"}}).Increment();
+  }
+  latency_->Observe(std::chrono::duration<double>(latency).count());
+}
+
+void Metrics::record_http(unsigned status) {
+  http_requests_->Add({{"code", std::to_string(status)}}).Increment();
+}
+void Metrics::in_flight_add(double delta) { in_flight_->Increment(delta); }
+void Metrics::tls_handshake_failed() { handshake_failures_->Increment(); }
+void Metrics::connection_rejected() { connections_rejected_->Increment(); }
+void Metrics::internal_error() { internal_errors_->Increment(); }
+void Metrics::policy_reload(const char* result) {
+  policy_reloads_->Add({{"result", result}}).Increment();
+}
+void Metrics::certificate_reload(const char* result) {
+  certificate_reloads_->Add({{"result", result}}).Increment();
+}
+void Metrics::set_certificate_expiry(double unix_seconds) {
+  certificate_expiry_->Set(unix_seconds);
+}
+
+std::string Metrics::render() const {
+  return prometheus::TextSerializer().Serialize(registry_->Collect());
+}
+
+}  // namespace rjg::server

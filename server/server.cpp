@@ -1,0 +1,316 @@
+// The server's lifecycle: startup, reload polling, signals and graceful shutdown.
+#include "server/server.hpp"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "admission/policy_file.hpp"
+#include "server/file_watcher.hpp"
+#include "server/listener.hpp"
+#include "server/log.hpp"
+#include "server/probe_session.hpp"
+#include "server/shared_state.hpp"
+#include "server/tls_context.hpp"
+#include "server/tls_session.hpp"
+
+namespace rjg::server {
+namespace {
+
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::chrono::milliseconds kDrainPoll{20};
+
+Result<admission::LoadedPolicy> load_policy(const ServerConfig& config) {
+  if (config.policy_file.empty()) {
+    return admission::decode_policy(admission::default_policy_yaml());
+  }
+  return admission::load_policy_file(config.policy_file);
+}
+
+// Writes `text` to `path` through a temporary file and rename(), so readers never see half.
+Status write_atomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      return unavailable("cannot write '" + tmp + "'");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return unavailable("cannot rename '" + tmp + "' to '" + path + "'");
+  }
+  return {};
+}
+
+// Everything that lives as long as the event loop. Control handlers (signals, reload and
+// shutdown timers) run on control_, a strand, so they never race each other.
+class Runtime {
+ public:
+  Runtime(const ServerConfig& config, const std::string& version)
+      : state_(config, version),
+        ioc_(static_cast<int>(config.threads)),
+        control_(net::make_strand(ioc_)),
+        signals_(control_, SIGINT, SIGTERM),
+        reload_timer_(control_),
+        delay_timer_(control_),
+        drain_timer_(control_),
+        deadline_timer_(control_),
+        tls_watcher_({config.tls_cert_file, config.tls_key_file, config.client_ca_file}),
+        policy_watcher_({config.policy_file}) {}
+
+  Status start() {
+    const auto& c = state_.config;
+    auto policy = load_policy(c);
+    if (!policy.ok()) {
+      return Error{policy.error().code,
+                   (c.policy_file.empty() ? std::string("embedded default policy")
+                                          : "--policy '" + c.policy_file + "'") +
+                       ": " + policy.error().message};
+    }
+    state_.policy.store(std::make_shared<const admission::LoadedPolicy>(std::move(policy).value()));
+    auto tls = make_tls_context(c.tls_cert_file, c.tls_key_file, c.client_ca_file);
+    if (!tls.ok()) {
+      return tls.error();
+    }
+    state_.metrics.set_certificate_expiry(tls.value().not_after_unix);
+    cert_serial_ = tls.value().serial_hex;
+    state_.tls.store(std::make_shared<const TlsContext>(std::move(tls).value()));
+
+    https_ = std::make_shared<Listener>(ioc_, "https", [this](tcp::socket&& socket) {
+      if (state_.closing) {
+        return;  // the socket closes as it goes out of scope
+      }
+      if (state_.connections.size() >= state_.config.max_connections) {
+        state_.metrics.connection_rejected();
+        return;
+      }
+      start_tls_session(std::move(socket), state_);
+    });
+    probe_ = std::make_shared<Listener>(ioc_, "probe", [this](tcp::socket&& socket) {
+      start_probe_session(std::move(socket), state_);
+    });
+    if (Status s = https_->open(c.listen); !s.ok()) {
+      return Error{s.error().code, "--listen: " + s.error().message};
+    }
+    if (Status s = probe_->open(c.probe_listen); !s.ok()) {
+      return Error{s.error().code, "--probe-listen: " + s.error().message};
+    }
+    if (!c.port_file.empty()) {
+      const std::string ports = "{\"https\":" + std::to_string(https_->port()) +
+                                ",\"probe\":" + std::to_string(probe_->port()) + "}\n";
+      if (Status s = write_atomically(c.port_file, ports); !s.ok()) {
+        return Error{s.error().code, "--port-file: " + s.error().message};
+      }
+    }
+    https_->run();
+    probe_->run();
+    signals_.async_wait([this](boost::system::error_code ec, int signo) { on_signal(ec, signo); });
+    arm_reload();
+    state_.ready = true;
+    log_event(Level::kInfo, "listening",
+              {{"https_port", static_cast<long long>(https_->port())},
+               {"probe_port", static_cast<long long>(probe_->port())},
+               {"https_address", c.listen.host},
+               {"probe_address", c.probe_listen.host},
+               {"threads", static_cast<long long>(c.threads)},
+               {"policy", c.policy_file.empty() ? std::string("(embedded default)") : c.policy_file},
+               {"policy_hash", state_.policy.load()->hash},
+               {"certificate_serial", cert_serial_},
+               {"mtls", !c.client_ca_file.empty()}});
+    return {};
+  }
+
+  // Runs the loop on config.threads threads (this one included) until shutdown completes.
+  void run() {
+    std::vector<std::thread> threads;
+    const unsigned extra = state_.config.threads - 1;
+    threads.reserve(extra);
+    for (unsigned i = 0; i < extra; ++i) {
+      threads.emplace_back([this] { run_loop(); });
+    }
+    run_loop();
+    for (auto& t : threads) {
+      t.join();
+    }
+  }
+
+ private:
+  void run_loop() {
+    for (;;) {
+      try {
+        ioc_.run();
+        return;
+      } catch (const std::exception& e) {
+        // A handler threw: a bug. Count it and keep serving the other connections.
+        state_.metrics.internal_error();
+        log_event(Level::kError, "internal error in event loop", {{"error", std::string(e.what())}});
+      }
+    }
+  }
+
+  void arm_reload() {
+    reload_timer_.expires_after(state_.config.reload_interval);
+    reload_timer_.async_wait([this](boost::system::error_code ec) {
+      if (ec) {
+        return;
+      }
+      check_reload();
+      arm_reload();
+    });
+  }
+
+  void check_reload() {
+    const auto& c = state_.config;
+    if (tls_watcher_.changed()) {
+      auto tls = make_tls_context(c.tls_cert_file, c.tls_key_file, c.client_ca_file);
+      if (tls.ok()) {
+        state_.metrics.certificate_reload("success");
+        state_.metrics.set_certificate_expiry(tls.value().not_after_unix);
+        cert_serial_ = tls.value().serial_hex;
+        log_event(Level::kInfo, "certificate reloaded",
+                  {{"certificate_serial", cert_serial_},
+                   {"not_after_unix", static_cast<long long>(tls.value().not_after_unix)}});
+        // New handshakes use the new context; open connections keep theirs.
+        state_.tls.store(std::make_shared<const TlsContext>(std::move(tls).value()));
+      } else {
+        state_.metrics.certificate_reload("failure");
+        log_event(Level::kError, "certificate reload refused; still serving the previous one",
+                  {{"error", tls.error().message}, {"certificate_serial", cert_serial_}});
+      }
+    }
+    if (policy_watcher_.changed()) {
+      auto policy = admission::load_policy_file(c.policy_file);
+      if (policy.ok()) {
+        state_.metrics.policy_reload("success");
+        const std::string hash = policy.value().hash;
+        state_.policy.store(
+            std::make_shared<const admission::LoadedPolicy>(std::move(policy).value()));
+        log_event(Level::kInfo, "policy reloaded", {{"policy", c.policy_file}, {"policy_hash", hash}});
+      } else {
+        state_.metrics.policy_reload("failure");
+        log_event(Level::kError, "policy reload refused; still serving the previous one",
+                  {{"policy", c.policy_file},
+                   {"error", policy.error().message},
+                   {"policy_hash", state_.policy.load()->hash}});
+      }
+    }
+  }
+
+  void on_signal(boost::system::error_code ec, int signo) {
+    if (ec) {
+      return;
+    }
+    if (state_.draining) {
+      log_event(Level::kInfo, "second signal: skipping the rest of the shutdown delay",
+                {{"signal", static_cast<long long>(signo)}});
+      delay_timer_.cancel();
+      stop_accepting();
+      return;
+    }
+    state_.draining = true;
+    log_event(Level::kInfo, "shutdown: draining, /readyz now 503",
+              {{"signal", static_cast<long long>(signo)},
+               {"delay_ms", static_cast<long long>(state_.config.shutdown_delay.count())},
+               {"timeout_ms", static_cast<long long>(state_.config.shutdown_timeout.count())}});
+    signals_.async_wait([this](boost::system::error_code e, int s) { on_signal(e, s); });
+    deadline_timer_.expires_after(state_.config.shutdown_timeout);
+    deadline_timer_.async_wait([this](boost::system::error_code e) {
+      if (!e) {
+        log_event(Level::kWarn, "shutdown timeout: closing the remaining connections",
+                  {{"open_connections", static_cast<long long>(state_.connections.size())}});
+        finish();
+      }
+    });
+    delay_timer_.expires_after(state_.config.shutdown_delay);
+    delay_timer_.async_wait([this](boost::system::error_code e) {
+      if (!e) {
+        stop_accepting();
+      }
+    });
+  }
+
+  void stop_accepting() {
+    if (state_.closing) {
+      return;
+    }
+    state_.closing = true;
+    https_->stop();
+    state_.connections.drain_all();
+    log_event(Level::kInfo, "shutdown: stopped accepting, finishing open connections",
+              {{"open_connections", static_cast<long long>(state_.connections.size())}});
+    poll_drained();
+  }
+
+  void poll_drained() {
+    if (state_.connections.size() == 0) {
+      return finish();
+    }
+    drain_timer_.expires_after(kDrainPoll);
+    drain_timer_.async_wait([this](boost::system::error_code e) {
+      if (!e) {
+        poll_drained();
+      }
+    });
+  }
+
+  void finish() {
+    if (finished_) {
+      return;
+    }
+    finished_ = true;
+    log_event(Level::kInfo, "shutdown complete", {});
+    boost::system::error_code ignored;
+    signals_.cancel(ignored);
+    reload_timer_.cancel();
+    delay_timer_.cancel();
+    drain_timer_.cancel();
+    deadline_timer_.cancel();
+    https_->stop();
+    probe_->stop();
+    ioc_.stop();
+  }
+
+  SharedState state_;
+  net::io_context ioc_;
+  net::strand<net::io_context::executor_type> control_;
+  net::signal_set signals_;
+  net::steady_timer reload_timer_;
+  net::steady_timer delay_timer_;
+  net::steady_timer drain_timer_;
+  net::steady_timer deadline_timer_;
+  FileWatcher tls_watcher_;
+  FileWatcher policy_watcher_;
+  std::shared_ptr<Listener> https_;
+  std::shared_ptr<Listener> probe_;
+  std::string cert_serial_;
+  bool finished_ = false;
+};
+
+}  // namespace
+
+Status serve(const ServerConfig& config, const std::string& version) {
+  init_logging(config.log_format, config.log_level);
+  auto runtime = std::make_unique<Runtime>(config, version);
+  if (Status s = runtime->start(); !s.ok()) {
+    return s;
+  }
+  runtime->run();
+  return {};
+}
+
+}  // namespace rjg::server

@@ -1,0 +1,314 @@
+// The HTTPS admission connection: TLS handshake, request reading with bounded timeouts, and
+// responses from route(). Runs on its socket's strand, so its members need no locks.
+#include "server/tls_session.hpp"
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <optional>
+#include <string>
+
+#include "server/log.hpp"
+#include "server/router.hpp"
+
+namespace rjg::server {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+using Clock = std::chrono::steady_clock;
+
+// After drain(), an idle keep-alive connection is closed this long later. The grace lets a
+// request already on the wire (a busy client writes its next request right after our response)
+// arrive and be answered with Connection: close instead of being cut off.
+constexpr std::chrono::milliseconds kDrainIdleGrace{250};
+// Bound on the TLS close_notify exchange when we close.
+constexpr std::chrono::seconds kShutdownTimeout{2};
+
+bool is_quiet_close(const beast::error_code& ec) {
+  // stream_truncated: the peer closed the TCP connection without a TLS close_notify. Many HTTP
+  // clients do this once they have their response; the message boundaries are already known from
+  // the HTTP framing, so there is no truncation attack to detect and nothing to report.
+  return ec == http::error::end_of_stream || ec == ssl::error::stream_truncated ||
+         ec == net::error::eof || ec == net::error::operation_aborted ||
+         ec == net::error::connection_reset || ec == beast::error::timeout;
+}
+
+class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drainable {
+ public:
+  TlsSession(tcp::socket&& socket, std::shared_ptr<const TlsContext> tls, SharedState& state)
+      : state_(state),
+        tls_(std::move(tls)),
+        stream_(std::move(socket), *tls_->context),
+        idle_timer_(stream_.get_executor()) {}
+
+  ~TlsSession() override {
+    if (registered_) {
+      state_.connections.remove(id_);
+    }
+    if (in_flight_) {
+      state_.metrics.in_flight_add(-1);
+    }
+  }
+
+  void run() {
+    id_ = state_.connections.add(weak_from_this());
+    registered_ = true;
+    // The listener calls us on its own strand; all I/O of this session runs on the socket's.
+    net::dispatch(stream_.get_executor(),
+                  beast::bind_front_handler(&TlsSession::on_run, shared_from_this()));
+  }
+
+  void drain() override {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      self->draining_ = true;
+      if (self->idle_) {
+        self->arm_idle_timer(kDrainIdleGrace);
+      }
+    });
+  }
+
+ private:
+  void on_run() {
+    beast::get_lowest_layer(stream_).expires_after(state_.config.header_timeout);
+    stream_.async_handshake(ssl::stream_base::server,
+                            beast::bind_front_handler(&TlsSession::on_handshake, shared_from_this()));
+  }
+
+  void on_handshake(beast::error_code ec) {
+    if (ec) {
+      state_.metrics.tls_handshake_failed();
+      log_event(Level::kDebug, "tls handshake failed", {{"error", ec.message()}});
+      return close_socket();
+    }
+    do_wait_idle();
+  }
+
+  // Waits for the first bytes of the next request without a header deadline: an idle keep-alive
+  // connection may wait idle_timeout, while a started request must finish its header quickly.
+  void do_wait_idle() {
+    if (buffer_.size() > 0) {
+      return do_read_header();
+    }
+    idle_ = true;
+    beast::get_lowest_layer(stream_).expires_never();
+    // A new connection must send its first request within the header timeout (a silent client
+    // is cut early); between requests, keep-alive connections may idle for idle_timeout.
+    const auto wait = requests_ == 0 ? state_.config.header_timeout : state_.config.idle_timeout;
+    arm_idle_timer(draining_ ? std::min(wait, std::chrono::milliseconds(kDrainIdleGrace)) : wait);
+    stream_.async_read_some(buffer_.prepare(4096),
+                            beast::bind_front_handler(&TlsSession::on_idle_data, shared_from_this()));
+  }
+
+  void arm_idle_timer(std::chrono::milliseconds after) {
+    idle_timer_.expires_after(after);
+    idle_timer_.async_wait([self = shared_from_this()](beast::error_code ec) {
+      if (ec || !self->idle_) {
+        return;  // re-armed, or the connection became busy
+      }
+      // Idle too long (or drained): close without ceremony; the client sees EOF on an idle
+      // connection, which HTTP clients treat as "server closed idle connection".
+      self->close_socket();
+    });
+  }
+
+  void on_idle_data(beast::error_code ec, std::size_t n) {
+    idle_ = false;
+    idle_timer_.cancel();
+    if (ec) {
+      if (!is_quiet_close(ec)) {
+        log_event(Level::kDebug, "read failed", {{"error", ec.message()}});
+      }
+      return close_socket();
+    }
+    buffer_.commit(n);
+    do_read_header();
+  }
+
+  void do_read_header() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(state_.config.max_header_bytes));
+    parser_->body_limit(state_.config.max_body_bytes);
+    if (!in_flight_) {
+      in_flight_ = true;
+      state_.metrics.in_flight_add(1);
+    }
+    beast::get_lowest_layer(stream_).expires_after(state_.config.header_timeout);
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&TlsSession::on_read_header,
+                                                      shared_from_this()));
+  }
+
+  void on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
+    if (ec == http::error::header_limit) {
+      return send(error_response(431, "request header too large"), false);
+    }
+    if (ec) {
+      if (is_quiet_close(ec)) {
+        return close_socket();
+      }
+      return send(error_response(400, "bad request: " + ec.message()), false);
+    }
+    auto& req = parser_->get();
+    head_ = RequestHead{};
+    head_.method = std::string(req.method_string());
+    head_.target = std::string(req.target());
+    if (auto it = req.find(http::field::content_type); it != req.end()) {
+      head_.content_type = std::string(it->value());
+    }
+    if (auto len = parser_->content_length()) {
+      head_.content_length = *len;
+    }
+    head_.chunked = parser_->chunked();
+    started_ = Clock::now();
+    if (auto early = check_head(head_, state_.config.max_body_bytes)) {
+      // The body (if any) is not read: answer and close, so a client cannot make us swallow it.
+      const bool has_body = head_.chunked || (head_.content_length && *head_.content_length > 0);
+      return send(std::move(*early), !has_body && req.keep_alive());
+    }
+    if (auto it = req.find(http::field::expect); it != req.end() &&
+                                                beast::iequals(it->value(), "100-continue")) {
+      auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+      beast::get_lowest_layer(stream_).expires_after(state_.config.header_timeout);
+      return http::async_write(stream_, *cont,
+                               [self = shared_from_this(), cont](beast::error_code wec,
+                                                                 std::size_t) {
+                                 if (wec) {
+                                   return self->close_socket();
+                                 }
+                                 self->do_read_body();
+                               });
+    }
+    do_read_body();
+  }
+
+  void do_read_body() {
+    beast::get_lowest_layer(stream_).expires_after(state_.config.body_timeout);
+    http::async_read(stream_, buffer_, *parser_,
+                     beast::bind_front_handler(&TlsSession::on_read_body, shared_from_this()));
+  }
+
+  void on_read_body(beast::error_code ec, std::size_t /*bytes*/) {
+    if (ec == http::error::body_limit) {
+      return send(error_response(413, "request body too large: the limit is " +
+                                          std::to_string(state_.config.max_body_bytes) + " bytes"),
+                  false);
+    }
+    if (ec) {
+      if (is_quiet_close(ec)) {
+        return close_socket();
+      }
+      return send(error_response(400, "bad request: " + ec.message()), false);
+    }
+    const bool keep_alive = parser_->get().keep_alive();
+    Request request{std::move(head_), std::move(parser_->get().body())};
+    Response response;
+    // The session boundary: an exception here is a bug, answered 500 and counted, never a path.
+    try {
+      Services services{state_.policy.load(), state_.config.max_body_bytes, {}};
+      response = route(request, services);
+    } catch (const std::exception& e) {
+      state_.metrics.internal_error();
+      log_event(Level::kError, "internal error", {{"error", std::string(e.what())}});
+      response = error_response(500, "internal error");
+    }
+    const auto latency = Clock::now() - started_;
+    if (response.summary) {
+      state_.metrics.record_review(*response.summary, latency);
+      log_decision(*response.summary, latency, response.status);
+    }
+    send(std::move(response), keep_alive);
+  }
+
+  static Response error_response(unsigned status, std::string message) {
+    Response r;
+    r.status = status;
+    r.body = std::move(message) + "\n";
+    return r;
+  }
+
+  void send(Response response, bool keep_alive) {
+    state_.metrics.record_http(response.status);
+    ++requests_;
+    res_ = {};
+    res_.version(11);
+    res_.result(response.status);
+    res_.set(http::field::content_type, response.content_type);
+    for (const auto& [name, value] : response.headers) {
+      res_.set(name, value);
+    }
+    res_.body() = std::move(response.body);
+    res_.keep_alive(keep_alive && !draining_ && !state_.closing.load());
+    res_.prepare_payload();
+    beast::get_lowest_layer(stream_).expires_after(state_.config.body_timeout);
+    http::async_write(stream_, res_,
+                      beast::bind_front_handler(&TlsSession::on_write, shared_from_this(),
+                                                res_.keep_alive()));
+  }
+
+  void on_write(bool keep_alive, beast::error_code ec, std::size_t /*bytes*/) {
+    if (in_flight_) {
+      in_flight_ = false;
+      state_.metrics.in_flight_add(-1);
+    }
+    if (ec) {
+      return close_socket();
+    }
+    if (!keep_alive) {
+      return do_close();
+    }
+    do_wait_idle();
+  }
+
+  void do_close() {
+    beast::get_lowest_layer(stream_).expires_after(kShutdownTimeout);
+    stream_.async_shutdown(beast::bind_front_handler(&TlsSession::on_shutdown, shared_from_this()));
+  }
+
+  void on_shutdown(beast::error_code /*ec*/) {
+    // Whatever the peer did with our close_notify, the connection is over.
+    close_socket();
+  }
+
+  void close_socket() {
+    beast::error_code ignored;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_both, ignored);
+    beast::get_lowest_layer(stream_).close();
+  }
+
+  SharedState& state_;
+  std::shared_ptr<const TlsContext> tls_;  // keeps the ssl::context of stream_ alive
+  beast::ssl_stream<beast::tcp_stream> stream_;
+  net::steady_timer idle_timer_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::string_body> res_;
+  RequestHead head_;
+  Clock::time_point started_{};
+  std::uint64_t id_ = 0;
+  std::uint64_t requests_ = 0;
+  bool registered_ = false;
+  bool idle_ = false;
+  bool draining_ = false;
+  bool in_flight_ = false;
+};
+
+}  // namespace
+
+void start_tls_session(tcp::socket&& socket, SharedState& state) {
+  auto tls = state.tls.load();
+  auto session = std::make_shared<TlsSession>(std::move(socket), std::move(tls), state);
+  session->run();
+}
+
+}  // namespace rjg::server

@@ -1,0 +1,22 @@
+// TlsSession: one HTTPS connection on the admission port. Only I/O happens here: the TLS
+// handshake, reading requests with per-step timeouts, and writing what route() returns.
+// Sequence (Beast's do_x/on_x pairs): run -> on_handshake -> do_wait_idle -> on_idle_data ->
+// do_read_header -> on_read_header -> [do_read_body -> on_read_body] -> send -> on_write ->
+// do_wait_idle ... -> do_close -> on_shutdown.
+// Timeouts: handshake and header (config.header_timeout, counted from the first byte of a
+// request), body (config.body_timeout), idle keep-alive (config.idle_timeout, own timer).
+#pragma once
+
+#include <boost/asio/ip/tcp.hpp>
+
+#include <memory>
+
+#include "server/shared_state.hpp"
+
+namespace rjg::server {
+
+// Starts a session on an accepted socket with the TLS context current at accept time. `state`
+// must outlive the session. The socket's executor should be a strand. Never throws.
+void start_tls_session(boost::asio::ip::tcp::socket&& socket, SharedState& state);
+
+}  // namespace rjg::server
