@@ -1,0 +1,188 @@
+// HttpsClient: Beast HTTP/1.1 over an Asio SSL stream, each step bounded by a deadline.
+#include "reaper/https_client.hpp"
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/address.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <boost/beast/version.hpp>
+#include <openssl/ssl.h>
+
+namespace rjg::reaper {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace ssl = asio::ssl;
+using tcp = asio::ip::tcp;
+using error_code = boost::system::error_code;
+
+struct HttpsClient::Impl {
+  ApiEndpoint endpoint;
+  std::chrono::seconds timeout{30};
+  ssl::context ctx{ssl::context::tls_client};
+};
+
+namespace {
+
+// Runs one asynchronous step until it completes or `deadline` passes. Sync Asio calls cannot be
+// bounded in time, so each step is started asynchronously and the io_context is run for at most
+// the time left; a step that overruns is cancelled by closing the socket.
+template <typename Start>
+error_code run_step(asio::io_context& io, beast::tcp_stream& lowest, Start start,
+                    std::chrono::steady_clock::time_point deadline) {
+  error_code result = asio::error::would_block;
+  start([&result](error_code ec, auto&&...) { result = ec; });
+  io.restart();
+  io.run_until(deadline);
+  if (result == asio::error::would_block) {
+    lowest.close();
+    io.restart();
+    io.run();
+    return asio::error::timed_out;
+  }
+  return result;
+}
+
+Error fail(const std::string& where, const std::string& endpoint, const error_code& ec) {
+  return unavailable(where + " " + endpoint + ": " + ec.message());
+}
+
+}  // namespace
+
+HttpsClient::HttpsClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+HttpsClient::~HttpsClient() = default;
+
+Result<std::unique_ptr<HttpsClient>> HttpsClient::create(const ApiEndpoint& endpoint,
+                                                         std::chrono::seconds timeout) {
+  auto impl = std::make_unique<Impl>();
+  impl->endpoint = endpoint;
+  impl->timeout = timeout;
+  error_code ec;
+  impl->ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                        ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
+                        ssl::context::no_tlsv1_1);
+  if (endpoint.insecure_skip_tls_verify) {
+    impl->ctx.set_verify_mode(ssl::verify_none);
+  } else {
+    if (endpoint.ca_pem.empty()) {
+      return invalid_argument("no CA certificate for " + endpoint.describe());
+    }
+    impl->ctx.add_certificate_authority(asio::buffer(endpoint.ca_pem), ec);
+    if (ec) {
+      return invalid_argument("CA certificate for " + endpoint.describe() +
+                              " is not PEM: " + ec.message());
+    }
+    impl->ctx.set_verify_mode(ssl::verify_peer);
+  }
+  return std::unique_ptr<HttpsClient>(new HttpsClient(std::move(impl)));
+}
+
+Result<HttpResponse> HttpsClient::send(const HttpRequest& request) {
+  const ApiEndpoint& ep = impl_->endpoint;
+  const std::string where = ep.describe();
+  const auto deadline = std::chrono::steady_clock::now() + impl_->timeout;
+  asio::io_context io;
+  beast::ssl_stream<beast::tcp_stream> stream(io, impl_->ctx);
+  beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
+
+  error_code ec;
+  (void)asio::ip::make_address(ep.host, ec);
+  const bool is_ip = !ec;
+  if (!ep.insecure_skip_tls_verify) {
+    // Verify the name (or IP SAN) in the certificate, as kubectl does.
+    stream.set_verify_callback(ssl::host_name_verification(ep.host));
+  }
+  if (!is_ip && !SSL_set_tlsext_host_name(stream.native_handle(), ep.host.c_str())) {
+    return unavailable("SNI " + where + ": cannot set the server name");
+  }
+
+  tcp::resolver resolver(io);
+  tcp::resolver::results_type endpoints;
+  ec = run_step(
+      io, lowest,
+      [&](auto handler) {
+        resolver.async_resolve(ep.host, ep.port,
+                               [&endpoints, handler](error_code e, tcp::resolver::results_type r) {
+                                 endpoints = std::move(r);
+                                 handler(e);
+                               });
+      },
+      deadline);
+  if (ec) {
+    return fail("resolve", where, ec);
+  }
+  ec = run_step(
+      io, lowest,
+      [&](auto handler) {
+        lowest.async_connect(endpoints, [handler](error_code e, const tcp::endpoint&) {
+          handler(e);
+        });
+      },
+      deadline);
+  if (ec) {
+    return fail("connect", where, ec);
+  }
+  ec = run_step(
+      io, lowest, [&](auto handler) { stream.async_handshake(ssl::stream_base::client, handler); },
+      deadline);
+  if (ec) {
+    return fail("TLS handshake with", where, ec);
+  }
+
+  http::request<http::string_body> req{http::string_to_verb(request.method), request.target, 11};
+  req.set(http::field::host, ep.host);
+  req.set(http::field::user_agent, "rayjob-guard-reaper");
+  req.set(http::field::accept, "application/json");
+  if (!ep.token.empty()) {
+    req.set(http::field::authorization, "Bearer " + ep.token);
+  }
+  if (!request.body.empty()) {
+    req.set(http::field::content_type, request.content_type);
+    req.body() = request.body;
+  }
+  req.keep_alive(false);
+  req.prepare_payload();
+  ec = run_step(
+      io, lowest,
+      [&](auto handler) {
+        http::async_write(stream, req, [handler](error_code e, std::size_t) { handler(e); });
+      },
+      deadline);
+  if (ec) {
+    return fail("write to", where, ec);
+  }
+
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  // A RayJobList page of `limit` items with full specs stays well below this.
+  parser.body_limit(64 * 1024 * 1024);
+  ec = run_step(
+      io, lowest,
+      [&](auto handler) {
+        http::async_read(stream, buffer, parser,
+                         [handler](error_code e, std::size_t) { handler(e); });
+      },
+      deadline);
+  if (ec) {
+    return fail("read from", where, ec);
+  }
+  HttpResponse out;
+  out.status = static_cast<int>(parser.get().result_int());
+  out.body = std::move(parser.get().body());
+  if (const auto it = parser.get().find(http::field::retry_after); it != parser.get().end()) {
+    out.retry_after = std::string(it->value());
+  }
+  // The response is complete; a peer that drops the connection instead of a clean TLS
+  // shutdown costs nothing here, so the shutdown result is ignored.
+  (void)run_step(
+      io, lowest, [&](auto handler) { stream.async_shutdown(handler); },
+      std::min(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(2)));
+  return out;
+}
+
+}  // namespace rjg::reaper

@@ -1,0 +1,189 @@
+// KubeApi: request builders, status classification, retries.
+#include "reaper/kube_api.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+
+namespace rjg::reaper {
+namespace {
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out.push_back('\\');
+      out.push_back(ch);
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out.append(buf);
+    } else {
+      out.push_back(ch);
+    }
+  }
+  return out;
+}
+
+std::string snippet(const std::string& body) {
+  constexpr std::size_t kMax = 300;
+  return body.size() <= kMax ? body : body.substr(0, kMax) + "...";
+}
+
+// Retry-After in whole seconds (the apiserver never sends the HTTP-date form).
+std::optional<std::chrono::milliseconds> retry_after(const std::string& value) {
+  if (value.empty() || value.size() > 6 ||
+      value.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::chrono::milliseconds(std::stoll(value) * 1000);
+}
+
+}  // namespace
+
+std::string url_escape(const std::string& text) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
+        c == '_' || c == '.' || c == '~') {
+      out.push_back(ch);
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xF]);
+    }
+  }
+  return out;
+}
+
+std::string list_target(const std::string& namespace_, int limit,
+                        const std::string& continue_token) {
+  std::string target = namespace_.empty()
+                           ? std::string("/apis/ray.io/v1/rayjobs")
+                           : "/apis/ray.io/v1/namespaces/" + url_escape(namespace_) + "/rayjobs";
+  target += "?limit=" + std::to_string(limit);
+  if (!continue_token.empty()) {
+    target += "&continue=" + url_escape(continue_token);
+  }
+  return target;
+}
+
+std::string delete_target(const std::string& namespace_, const std::string& name) {
+  return "/apis/ray.io/v1/namespaces/" + url_escape(namespace_) + "/rayjobs/" + url_escape(name);
+}
+
+std::string delete_body(const std::string& uid) {
+  return R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background",)"
+         R"("preconditions":{"uid":")" +
+         json_escape(uid) + R"("}})";
+}
+
+ApiOutcome classify_status(int status) {
+  if (status >= 200 && status < 300) {
+    return ApiOutcome::kOk;
+  }
+  if (status == 404) {
+    return ApiOutcome::kNotFound;
+  }
+  if (status == 409) {
+    return ApiOutcome::kConflict;
+  }
+  if (status == 429 || (status >= 500 && status < 600)) {
+    return ApiOutcome::kRetryable;
+  }
+  return ApiOutcome::kFatal;
+}
+
+const char* api_outcome_name(ApiOutcome outcome) {
+  switch (outcome) {
+    case ApiOutcome::kOk:
+      return "ok";
+    case ApiOutcome::kNotFound:
+      return "not-found";
+    case ApiOutcome::kConflict:
+      return "conflict";
+    case ApiOutcome::kRetryable:
+      return "retryable";
+    case ApiOutcome::kFatal:
+      return "fatal";
+  }
+  return "fatal";
+}
+
+std::chrono::milliseconds Backoff::ceiling(int n) const {
+  // Doubling stops at the cap, so no shift overflows.
+  std::chrono::milliseconds wait = base;
+  for (int i = 0; i < n && wait < cap; ++i) {
+    wait *= 2;
+  }
+  return std::min(wait, cap);
+}
+
+KubeApi::KubeApi(Transport& transport, Backoff backoff, Sleeper sleeper, std::uint64_t seed)
+    : transport_(transport), backoff_(backoff), sleeper_(std::move(sleeper)), rng_(seed) {}
+
+CallResult KubeApi::call(const HttpRequest& request) {
+  CallResult r;
+  for (int attempt = 0; attempt < backoff_.max_attempts; ++attempt) {
+    r.attempts = attempt + 1;
+    Result<HttpResponse> resp = transport_.send(request);
+    std::optional<std::chrono::milliseconds> server_wait;
+    if (resp) {
+      r.status = resp.value().status;
+      r.body = std::move(resp.value().body);
+      r.error.clear();
+      r.outcome = classify_status(r.status);
+      server_wait = retry_after(resp.value().retry_after);
+    } else {
+      r.status = 0;
+      r.body.clear();
+      r.error = resp.error().message;
+      r.outcome = ApiOutcome::kRetryable;
+    }
+    if (r.outcome != ApiOutcome::kRetryable || attempt + 1 == backoff_.max_attempts) {
+      return r;
+    }
+    std::chrono::milliseconds wait;
+    if (server_wait) {
+      wait = std::min(*server_wait, backoff_.cap);
+    } else {
+      std::uniform_int_distribution<std::int64_t> jitter(0, backoff_.ceiling(attempt).count());
+      wait = std::chrono::milliseconds(jitter(rng_));
+    }
+    spdlog::warn("api retry method={} target={} attempt={} status={} error=\"{}\" wait_ms={}",
+                 request.method, request.target, attempt + 1, r.status,
+                 r.status == 0 ? r.error : snippet(r.body), wait.count());
+    sleeper_(wait);
+  }
+  return r;
+}
+
+Result<admission::RayJobListPage> KubeApi::list_page(const std::string& namespace_, int limit,
+                                                     const std::string& continue_token) {
+  HttpRequest req;
+  req.method = "GET";
+  req.target = list_target(namespace_, limit, continue_token);
+  CallResult r = call(req);
+  if (r.outcome != ApiOutcome::kOk) {
+    return unavailable("GET " + req.target + " failed after " + std::to_string(r.attempts) +
+                       " attempt(s): " +
+                       (r.status == 0 ? r.error
+                                      : "HTTP " + std::to_string(r.status) + " " + snippet(r.body)));
+  }
+  return admission::decode_rayjob_list(r.body);
+}
+
+CallResult KubeApi::delete_rayjob(const std::string& namespace_, const std::string& name,
+                                  const std::string& uid) {
+  HttpRequest req;
+  req.method = "DELETE";
+  req.target = delete_target(namespace_, name);
+  req.body = delete_body(uid);
+  return call(req);
+}
+
+}  // namespace rjg::reaper

@@ -1,0 +1,36 @@
+// FakeTransport: a scripted reaper::Transport for tests without sockets. Each request is
+// recorded; the answer comes from a handler the test supplies.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "reaper/https_client.hpp"
+
+namespace rjg::reaper::testing {
+
+class FakeTransport final : public Transport {
+ public:
+  using Handler = std::function<Result<HttpResponse>(const HttpRequest&)>;
+  explicit FakeTransport(Handler handler) : handler_(std::move(handler)) {}
+
+  Result<HttpResponse> send(const HttpRequest& request) override {
+    requests.push_back(request);
+    return handler_(request);
+  }
+
+  std::vector<HttpRequest> requests;
+
+ private:
+  Handler handler_;
+};
+
+inline HttpResponse response(int status, std::string body = "{}", std::string retry_after = "") {
+  HttpResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  r.retry_after = std::move(retry_after);
+  return r;
+}
+
+}  // namespace rjg::reaper::testing
