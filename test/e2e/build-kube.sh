@@ -146,6 +146,7 @@ Dir::Etc::SourceList "$apt_dir/sources.list";
 Dir::Etc::SourceParts "$apt_dir/none";
 Dir::State::Lists "$apt_dir/lists";
 Dir::Cache "$apt_dir/cache";
+APT::Sandbox::User "root";
 EOF
   log "apt-get update (private APT config: $apt_dir/apt.conf)"
   APT_CONFIG=$apt_dir/apt.conf apt-get update >&2

@@ -1,0 +1,302 @@
+#!/usr/bin/env bash
+# cluster.sh: a throwaway Kubernetes v1.20.2 control plane on loopback for the e2e suite.
+#
+# Usage:
+#   cluster.sh up DIR [--controller-manager]   start etcd + kube-apiserver (+ controller-manager)
+#   cluster.sh down DIR                        stop everything `up` started in DIR, by PID
+#   cluster.sh namespace DIR NAME              create namespace NAME with the tenant RBAC (idempotent)
+#
+# `up` leaves in DIR (which it creates; it must not hold a running cluster):
+#   admin.kubeconfig     user admin, group system:masters
+#   notebook.kubeconfig  user tenant-a:notebook, group tenant-a              (the notebook identity)
+#   api.kubeconfig       user system:serviceaccount:platform:compute-api,
+#                        groups system:serviceaccounts, system:serviceaccounts:platform  (the API identity)
+#   env                  shell-sourceable: KUBECTL, KUBE_BIN, APISERVER_URL, ETCD_PORT, APISERVER_PORT,
+#                        KCM_PORT, ETCD_PID, APISERVER_PID, KCM_PID, CRD_KIND (real|minimal)
+#   logs/                etcd.log, kube-apiserver.log, kube-controller-manager.log
+# and a cluster holding: the RayJob CRD (Established; see prepare-crd.sh), namespace tenant-a with
+# label kubernetes.io/metadata.name=tenant-a (1.20 does not add it), and RBAC letting both
+# identities create/get/list/watch/update/patch/delete rayjobs in tenant-a; the API identity may
+# also get/update/patch rayjobs/status.
+# With --controller-manager, kube-controller-manager (resourcequota, garbagecollector, namespace
+# controllers, --port=0, loopback) is started after the CRD is Established, so its discovery sees
+# rayjobs at once.
+# All ports are free ports found at run time; everything binds 127.0.0.1. If `up` fails it stops
+# what it started. `down` is safe to call at any point, also after a failed `up`, and twice.
+#
+# Environment: RJG_KUBE_BIN (directory with kube-apiserver, kube-controller-manager; default: run
+# build-kube.sh, which reuses its cache), RJG_KUBECTL (default: kubectl on PATH),
+# RJG_E2E_MINIMAL_CRD=1 (install our minimal CRD instead of the real one).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+log() { printf '[cluster] %s\n' "$*" >&2; }
+die() { printf '[cluster] error: %s\n' "$*" >&2; exit 1; }
+
+readonly NOTEBOOK_USER=tenant-a:notebook
+readonly API_USER=system:serviceaccount:platform:compute-api
+
+# elapsed T0_NS: seconds since T0_NS (from date +%s%N), one decimal.
+elapsed() {
+  local ms=$((($(date +%s%N) - $1) / 1000000))
+  printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# stop_pid NAME PIDFILE EXPECTED_COMM: TERM, wait up to 30 s, then KILL; only when the PID still
+# runs the program we started (a recycled PID is left alone).
+stop_pid() {
+  local name=$1 pidfile=$2 comm=$3 pid i
+  [[ -f $pidfile ]] || return 0
+  pid=$(<"$pidfile")
+  if [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null \
+      && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$comm"; then
+    kill -TERM "$pid" 2>/dev/null || true
+    for ((i = 0; i < 300; i++)); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    if kill -0 "$pid" 2>/dev/null; then
+      log "$name (pid $pid) still runs 30 s after TERM; KILL"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    log "stopped $name (pid $pid)"
+  fi
+  rm -f "$pidfile"
+}
+
+cmd_down() {
+  local dir=$1
+  [[ -d $dir ]] || return 0
+  # A webhook started by webhook.sh in the same DIR goes too, so one `down` cleans up everything.
+  stop_pid rayjob-guard "$dir/webhook/serve.pid" serve
+  stop_pid kube-controller-manager "$dir/kcm.pid" kube-controller-manager
+  stop_pid kube-apiserver "$dir/apiserver.pid" kube-apiserver
+  stop_pid etcd "$dir/etcd.pid" etcd
+}
+
+# wait_http URL SECONDS [curl args...]: until URL answers 200 "ok".
+wait_ok() {
+  local url=$1 secs=$2 i
+  shift 2
+  for ((i = 0; i < secs * 10; i++)); do
+    if [[ $(curl -sk --max-time 2 "$@" "$url" 2>/dev/null) == ok ]]; then
+      return 0
+    fi
+    sleep 0.1
+  done
+  return 1
+}
+
+write_kubeconfig() {
+  local file=$1 user=$2 token=$3 url=$4 ca=$5
+  umask 077
+  cat >"$file" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster:
+    server: $url
+    certificate-authority: $ca
+users:
+- name: $user
+  user:
+    token: $token
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: "$user", namespace: tenant-a}
+current-context: e2e
+EOF
+}
+
+cmd_namespace() {
+  local dir=$1 ns=$2
+  # shellcheck source=/dev/null
+  . "$dir/env"
+  "$KUBECTL" --kubeconfig "$dir/admin.kubeconfig" apply -f - >/dev/null <<EOF
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: $ns
+  labels: {kubernetes.io/metadata.name: $ns}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: rayjob-editor, namespace: $ns}
+rules:
+- apiGroups: [ray.io]
+  resources: [rayjobs]
+  verbs: [create, get, list, watch, update, patch, delete]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata: {name: rayjob-status-writer, namespace: $ns}
+rules:
+- apiGroups: [ray.io]
+  resources: [rayjobs/status]
+  verbs: [get, update, patch]
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rayjob-editors, namespace: $ns}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: rayjob-editor}
+subjects:
+- {apiGroup: rbac.authorization.k8s.io, kind: User, name: "$NOTEBOOK_USER"}
+- {kind: ServiceAccount, namespace: platform, name: compute-api}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata: {name: rayjob-status-writers, namespace: $ns}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: rayjob-status-writer}
+subjects:
+- {kind: ServiceAccount, namespace: platform, name: compute-api}
+EOF
+  log "namespace $ns with RBAC for $NOTEBOOK_USER and $API_USER"
+}
+
+cmd_up() {
+  local dir=$1 with_kcm=$2
+  mkdir -p "$dir"
+  dir=$(cd "$dir" && pwd)
+  if [[ -f $dir/apiserver.pid ]] && kill -0 "$(<"$dir/apiserver.pid")" 2>/dev/null; then
+    die "a cluster already runs in $dir; run 'cluster.sh down $dir' first"
+  fi
+  UP_DIR=$dir  # global: the EXIT trap runs after this function's locals are gone
+  trap 'rc=$?; if ((rc != 0)); then log "up failed (exit $rc); stopping what was started"; cmd_down "$UP_DIR"; fi' EXIT
+
+  local kube_bin=${RJG_KUBE_BIN:-}
+  if [[ -z $kube_bin ]]; then
+    kube_bin=$("$here/build-kube.sh" | tail -n1)
+  fi
+  [[ -x $kube_bin/kube-apiserver ]] || die "no kube-apiserver in $kube_bin"
+  local kubectl=${RJG_KUBECTL:-$(command -v kubectl || true)}
+  [[ -n $kubectl && -x $kubectl ]] || die "kubectl not found (set RJG_KUBECTL)"
+  command -v etcd >/dev/null || die "etcd not found (apt-get install etcd-server)"
+
+  rm -rf "$dir/etcd-data" "$dir/pki" "$dir/kcm-certs" "$dir/logs"
+  mkdir -p "$dir/pki" "$dir/logs"
+  local t0 etcd_port peer_port kas_port kcm_port
+  t0=$(date +%s%N)
+  etcd_port=$(free_port)
+  peer_port=$(free_port)
+  kas_port=$(free_port)
+  kcm_port=$(free_port)
+
+  # Tokens are random per cluster; they only live in DIR (mode 0600).
+  local admin_token notebook_token api_token
+  admin_token=$(openssl rand -hex 16)
+  notebook_token=$(openssl rand -hex 16)
+  api_token=$(openssl rand -hex 16)
+  (
+    umask 077
+    printf '%s,admin,admin-uid,"system:masters"\n' "$admin_token"
+    printf '%s,%s,notebook-uid,"tenant-a"\n' "$notebook_token" "$NOTEBOOK_USER"
+    printf '%s,%s,compute-api-uid,"system:serviceaccounts,system:serviceaccounts:platform"\n' \
+      "$api_token" "$API_USER"
+  ) >"$dir/pki/tokens.csv"
+  openssl genrsa -out "$dir/pki/sa.key" 2048 2>/dev/null
+  openssl rsa -in "$dir/pki/sa.key" -pubout -out "$dir/pki/sa.pub" 2>/dev/null
+  # A serving CA and certificate for the apiserver, so kubeconfigs verify it (no skip-verify).
+  "$here/../../certs/mint-certs.sh" --out "$dir/pki/serving" --name kube-apiserver --namespace e2e \
+    --san IP:127.0.0.1 --san DNS:localhost >/dev/null
+
+  etcd --name e2e --data-dir "$dir/etcd-data" \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+    --initial-cluster "e2e=http://127.0.0.1:$peer_port" \
+    >"$dir/logs/etcd.log" 2>&1 &
+  echo $! >"$dir/etcd.pid"
+  local i
+  for ((i = 0; i < 200; i++)); do
+    [[ $(curl -s --max-time 2 "http://127.0.0.1:$etcd_port/health" 2>/dev/null) == *'"health":"true"'* ]] && break
+    sleep 0.1
+  done
+  ((i < 200)) || die "etcd not healthy after 20 s; see $dir/logs/etcd.log"
+
+  "$kube_bin/kube-apiserver" --etcd-servers="http://127.0.0.1:$etcd_port" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
+    --secure-port="$kas_port" --insecure-port=0 \
+    --tls-cert-file="$dir/pki/serving/tls.crt" --tls-private-key-file="$dir/pki/serving/tls.key" \
+    --token-auth-file="$dir/pki/tokens.csv" --authorization-mode=RBAC \
+    --service-cluster-ip-range=10.0.0.0/24 \
+    --service-account-issuer=https://kubernetes.default.svc \
+    --service-account-key-file="$dir/pki/sa.pub" --service-account-signing-key-file="$dir/pki/sa.key" \
+    --disable-admission-plugins=ServiceAccount --enable-priority-and-fairness=false \
+    >"$dir/logs/kube-apiserver.log" 2>&1 &
+  echo $! >"$dir/apiserver.pid"
+  local url=https://127.0.0.1:$kas_port
+  wait_ok "$url/readyz" 60 --cacert "$dir/pki/serving/ca.crt" -H "Authorization: Bearer $admin_token" ||
+    die "kube-apiserver not ready after 60 s; see $dir/logs/kube-apiserver.log"
+  log "kube-apiserver ready at $url after $(elapsed "$t0") s"
+
+  local ca=$dir/pki/serving/ca.crt
+  write_kubeconfig "$dir/admin.kubeconfig" admin "$admin_token" "$url" "$ca"
+  write_kubeconfig "$dir/notebook.kubeconfig" "$NOTEBOOK_USER" "$notebook_token" "$url" "$ca"
+  write_kubeconfig "$dir/api.kubeconfig" "$API_USER" "$api_token" "$url" "$ca"
+
+  local crd_kind
+  crd_kind=$("$here/prepare-crd.sh" "$dir/rayjob-crd.json")
+  # create, not apply: the real CRD is too big for the last-applied annotation.
+  "$kubectl" --kubeconfig "$dir/admin.kubeconfig" create -f "$dir/rayjob-crd.json" >/dev/null
+  # Poll rather than `kubectl wait`: kubectl 1.32's wait fails on a CRD with no conditions yet.
+  local established="" i
+  for ((i = 0; i < 600; i++)); do
+    established=$("$kubectl" --kubeconfig "$dir/admin.kubeconfig" get crd rayjobs.ray.io \
+      -o 'jsonpath={.status.conditions[?(@.type=="Established")].status}' 2>/dev/null || true)
+    [[ $established == True ]] && break
+    sleep 0.1
+  done
+  [[ $established == True ]] || die "the RayJob CRD is not Established after 60 s"
+  log "RayJob CRD established ($crd_kind)"
+
+  cat >"$dir/env" <<EOF
+KUBECTL=$kubectl
+KUBE_BIN=$kube_bin
+APISERVER_URL=$url
+APISERVER_CA=$ca
+ETCD_PORT=$etcd_port
+APISERVER_PORT=$kas_port
+ETCD_PID=$(<"$dir/etcd.pid")
+APISERVER_PID=$(<"$dir/apiserver.pid")
+CRD_KIND=${crd_kind%% *}
+EOF
+  cmd_namespace "$dir" tenant-a
+
+  if [[ $with_kcm == 1 ]]; then
+    "$kube_bin/kube-controller-manager" --kubeconfig="$dir/admin.kubeconfig" \
+      --controllers=resourcequota,garbagecollector,namespace \
+      --use-service-account-credentials=false --leader-elect=false \
+      --bind-address=127.0.0.1 --secure-port="$kcm_port" --port=0 \
+      --cert-dir="$dir/kcm-certs" --v=2 >"$dir/logs/kube-controller-manager.log" 2>&1 &
+    echo $! >"$dir/kcm.pid"
+    wait_ok "https://127.0.0.1:$kcm_port/healthz" 30 ||
+      die "kube-controller-manager not healthy after 30 s; see $dir/logs/kube-controller-manager.log"
+    printf 'KCM_PORT=%s\nKCM_PID=%s\n' "$kcm_port" "$(<"$dir/kcm.pid")" >>"$dir/env"
+    log "kube-controller-manager healthy on 127.0.0.1:$kcm_port"
+  fi
+  log "up in $(elapsed "$t0") s; kubeconfigs in $dir"
+  trap - EXIT
+}
+
+case "${1:-}" in
+  up)
+    [[ $# -ge 2 ]] || die "usage: cluster.sh up DIR [--controller-manager]"
+    kcm=0
+    [[ ${3:-} == --controller-manager ]] && kcm=1
+    [[ $# -le 3 && (${3:-} == "" || $kcm == 1) ]] || die "unknown argument: ${3:-}"
+    cmd_up "$2" "$kcm"
+    ;;
+  down)
+    [[ $# -eq 2 ]] || die "usage: cluster.sh down DIR"
+    cmd_down "$2"
+    ;;
+  namespace)
+    [[ $# -eq 3 ]] || die "usage: cluster.sh namespace DIR NAME"
+    cmd_namespace "$2" "$3"
+    ;;
+  *) die "usage: cluster.sh up DIR [--controller-manager] | down DIR | namespace DIR NAME" ;;
+esac
