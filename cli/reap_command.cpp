@@ -1,13 +1,260 @@
-// stub: replaced by the implementation of the 'reap' command.
-#include <cstdio>
+// rayjob-guard reap: deletes finished RayJobs whose TTL passed, so that count/rayjobs.ray.io and
+// count/jobs.batch return to zero on KubeRay versions without a deletion policy. Composes the
+// policy file, the API endpoint, the API client and the reap pass; owns only argument parsing,
+// logging setup and the --interval loop.
+#include <signal.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
 
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
+#include "reaper/api_endpoint.hpp"
+#include "reaper/https_client.hpp"
+#include "reaper/kube_api.hpp"
+#include "reaper/reap_pass.hpp"
 
 namespace rjg::cli {
+namespace {
 
-int run_reap(const Args& /*args*/) {
-  std::fputs("rayjob-guard: 'reap' is not built yet\n", stderr);
+constexpr const char* kReapUsage =
+    "usage: rayjob-guard reap [--policy FILE] (--namespace NS | --all-namespaces) [--dry-run]\n"
+    "                         [--once | --interval SECONDS]\n"
+    "                         [--kubeconfig FILE | --server URL --token-file FILE --ca FILE]\n"
+    "                         [--page-size N] [--timeout SECONDS] [--log-level LEVEL]\n"
+    "Deletes finished RayJobs (jobStatus SUCCEEDED/FAILED or jobDeploymentStatus Complete/Failed)\n"
+    "once status.endTime is older than their rayjob-guard.io/ttl-after-success or\n"
+    "ttl-after-failure annotation, bounded by the policy's lifecycle limits. Deletion is\n"
+    "Background with a uid precondition. Without --kubeconfig/--server it uses the in-cluster\n"
+    "service account. --once (default) exits 0 if all went well, 1 if a list or a deletion\n"
+    "finally failed, 2 on bad usage or configuration; --interval loops until SIGTERM.\n";
+
+constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+struct ReapArgs {
+  std::string policy_file;
+  std::string namespace_;
+  bool all_namespaces = false;
+  bool dry_run = false;
+  bool once = false;
+  std::optional<long> interval_seconds;
+  std::string kubeconfig;
+  std::string server;
+  std::string token_file;
+  std::string ca_file;
+  long page_size = 100;
+  long timeout_seconds = 30;
+  std::string log_level = "info";
+};
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "rayjob-guard reap: %s\n", message.c_str());
   return 2;
+}
+
+// Parses a positive whole number within [1, max]; nullopt otherwise.
+std::optional<long> positive(const std::string& text, long max) {
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  const long v = std::stol(text);
+  if (v < 1 || v > max) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+// Returns an error message, or "" when the arguments are consistent.
+std::string parse(const Args& args, ReapArgs& out, bool& help) {
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    const auto value = [&](std::string& into) -> bool {
+      if (i + 1 >= args.size()) {
+        return false;
+      }
+      into = args[++i];
+      return true;
+    };
+    std::string v;
+    if (a == "--help" || a == "-h") {
+      help = true;
+      return "";
+    } else if (a == "--dry-run") {
+      out.dry_run = true;
+    } else if (a == "--once") {
+      out.once = true;
+    } else if (a == "--all-namespaces" || a == "-A") {
+      out.all_namespaces = true;
+    } else if (a == "--policy" || a == "--namespace" || a == "-n" || a == "--kubeconfig" ||
+               a == "--server" || a == "--token-file" || a == "--ca" || a == "--interval" ||
+               a == "--page-size" || a == "--timeout" || a == "--log-level") {
+      if (!value(v) || v.empty()) {
+        return a + " needs a value";
+      }
+      if (a == "--policy") {
+        out.policy_file = v;
+      } else if (a == "--namespace" || a == "-n") {
+        out.namespace_ = v;
+      } else if (a == "--kubeconfig") {
+        out.kubeconfig = v;
+      } else if (a == "--server") {
+        out.server = v;
+      } else if (a == "--token-file") {
+        out.token_file = v;
+      } else if (a == "--ca") {
+        out.ca_file = v;
+      } else if (a == "--log-level") {
+        out.log_level = v;
+      } else {
+        const long max = a == "--page-size" ? 5000 : 86400;
+        const std::optional<long> n = positive(v, max);
+        if (!n) {
+          return a + " must be a whole number in 1-" + std::to_string(max) + ", got '" + v + "'";
+        }
+        if (a == "--interval") {
+          out.interval_seconds = n;
+        } else if (a == "--page-size") {
+          out.page_size = *n;
+        } else {
+          out.timeout_seconds = *n;
+        }
+      }
+    } else {
+      return "unknown argument '" + a + "'";
+    }
+  }
+  if (out.all_namespaces == !out.namespace_.empty()) {
+    return "choose exactly one of --namespace NS and --all-namespaces";
+  }
+  if (out.once && out.interval_seconds) {
+    return "--once and --interval exclude each other";
+  }
+  const bool flags = !out.server.empty() || !out.token_file.empty() || !out.ca_file.empty();
+  if (flags && !out.kubeconfig.empty()) {
+    return "--kubeconfig excludes --server/--token-file/--ca";
+  }
+  if (flags && (out.server.empty() || out.token_file.empty() || out.ca_file.empty())) {
+    return "--server, --token-file and --ca go together";
+  }
+  if (spdlog::level::from_str(out.log_level) == spdlog::level::off && out.log_level != "off") {
+    return "--log-level must be trace, debug, info, warn, error or off";
+  }
+  return "";
+}
+
+std::int64_t wall_clock_seconds() {
+  return std::chrono::duration_cast<std::chrono::seconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// Waits up to `seconds` for SIGTERM/SIGINT (blocked beforehand). Returns true if one arrived.
+bool wait_for_stop(long seconds, const sigset_t& set) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  for (;;) {
+    const auto left = until - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) {
+      return false;
+    }
+    const auto secs = std::chrono::duration_cast<std::chrono::seconds>(left);
+    const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(left - secs);
+    timespec ts{static_cast<time_t>(secs.count()), static_cast<long>(nanos.count())};
+    const int sig = sigtimedwait(&set, nullptr, &ts);
+    if (sig == SIGTERM || sig == SIGINT) {
+      spdlog::info("reap stopping signal={}", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      return true;
+    }
+    // EAGAIN: the time is up (re-checked above); EINTR: another signal, keep waiting.
+  }
+}
+
+}  // namespace
+
+int run_reap(const Args& args) {
+  ReapArgs a;
+  bool help = false;
+  if (const std::string err = parse(args, a, help); !err.empty()) {
+    std::fprintf(stderr, "rayjob-guard reap: %s\n%s", err.c_str(), kReapUsage);
+    return 2;
+  }
+  if (help) {
+    std::fputs(kReapUsage, stdout);
+    return 0;
+  }
+
+  // One structured line per event on stderr, UTC timestamps.
+  auto logger = spdlog::stderr_logger_mt("reap");
+  spdlog::set_default_logger(logger);
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
+  spdlog::set_level(spdlog::level::from_str(a.log_level));
+
+  Result<admission::LoadedPolicy> policy =
+      a.policy_file.empty() ? admission::decode_policy(admission::default_policy_yaml())
+                            : admission::load_policy_file(a.policy_file);
+  if (!policy) {
+    return usage_error("policy: " + policy.error().message);
+  }
+  const policy::LifecycleConfig& lifecycle = policy.value().config.lifecycle;
+  if (lifecycle.mode != policy::LifecycleMode::kReaper) {
+    spdlog::warn("reap policy lifecycle.mode is not \"reaper\"; reaping anyway with its bounds "
+                 "policy_hash={}",
+                 policy.value().hash);
+  }
+
+  Result<reaper::ApiEndpoint> endpoint =
+      !a.kubeconfig.empty() ? reaper::kubeconfig_endpoint(a.kubeconfig)
+      : !a.server.empty()   ? reaper::flags_endpoint(a.server, a.token_file, a.ca_file)
+                            : reaper::in_cluster_endpoint(kServiceAccountDir);
+  if (!endpoint) {
+    return usage_error(endpoint.error().message);
+  }
+  if (endpoint.value().insecure_skip_tls_verify) {
+    spdlog::warn("reap tls=insecure-skip-tls-verify server={}", endpoint.value().describe());
+  }
+  Result<std::unique_ptr<reaper::HttpsClient>> client =
+      reaper::HttpsClient::create(endpoint.value(), std::chrono::seconds(a.timeout_seconds));
+  if (!client) {
+    return usage_error(client.error().message);
+  }
+  reaper::KubeApi api(
+      *client.value(), reaper::Backoff{},
+      [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); },
+      std::random_device{}());
+
+  reaper::ReapOptions options;
+  options.namespace_ = a.all_namespaces ? "" : a.namespace_;
+  options.dry_run = a.dry_run;
+  options.page_size = static_cast<int>(a.page_size);
+  options.lifecycle = lifecycle;
+  spdlog::info("reap start server={} namespace={} dry_run={} mode={} maxSucceededTTLSeconds={} "
+               "minFailedTTLSeconds={} maxFailedTTLSeconds={} policy_hash={}",
+               endpoint.value().describe(), a.all_namespaces ? "*" : a.namespace_, a.dry_run,
+               a.interval_seconds ? "interval" : "once", lifecycle.max_succeeded_ttl_seconds,
+               lifecycle.min_failed_ttl_seconds, lifecycle.max_failed_ttl_seconds,
+               policy.value().hash);
+
+  if (!a.interval_seconds) {
+    const reaper::ReapStats stats = reaper::run_reap_pass(api, options, wall_clock_seconds);
+    return stats.ok() ? 0 : 1;
+  }
+  // SIGTERM/SIGINT stay pending during a pass and end the loop at the next wait, so a pass is
+  // never cut between a decision and its DELETE.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  do {
+    (void)reaper::run_reap_pass(api, options, wall_clock_seconds);
+  } while (!wait_for_stop(*a.interval_seconds, set));
+  return 0;
 }
 
 }  // namespace rjg::cli
