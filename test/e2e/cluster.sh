@@ -226,6 +226,7 @@ cmd_up() {
     --service-account-issuer=https://kubernetes.default.svc \
     --service-account-key-file="$dir/pki/sa.pub" --service-account-signing-key-file="$dir/pki/sa.key" \
     --disable-admission-plugins=ServiceAccount --enable-priority-and-fairness=false \
+    --endpoint-reconciler-type=none \
     >"$dir/logs/kube-apiserver.log" 2>&1 &
   echo $! >"$dir/apiserver.pid"
   local url=https://127.0.0.1:$kas_port

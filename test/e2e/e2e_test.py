@@ -1,0 +1,634 @@
+#!/usr/bin/env python3
+"""The rayjob-guard end-to-end suite: RayJobs through a real kube-apiserver v1.20.2.
+
+One cluster serves the whole suite (CTest fixture): `setup` starts it with cluster.sh and
+webhook.sh, each case runs against it, `teardown` stops it. Cases:
+
+  parity       every test/corpus/*.yaml, as the notebook and as the API identity, dry-run and real
+               create: same exit code and byte-identical output; verdict as its `# expect:` line
+  defaulting   a RayJob that omits CRD-defaulted fields reaches the webhook defaulted, and
+               `rayjob-guard review` of the captured request reproduces the apiserver's verdict
+  ratchet      UPDATEs of a RayJob stored before the webhook was registered: label and finalizer
+               changes admitted with warnings; a new violation refused
+  tenant-view  the exact kubectl stdout/stderr of a denial and of a warned admission, compared
+               with test/e2e/expected/
+  failure      webhook stopped + failurePolicy Fail: creates refused ("failed calling webhook"),
+               nothing stored; restarted on the same port: creates work, registration untouched
+  rotation     >= 50 creates through the apiserver while the serving pair is re-minted: 0 failures
+  crd-minimal  our minimal CRD (own cluster, no webhook): the same defaults as the real one
+
+usage: e2e_test.py --dir DIR --binary RAYJOB_GUARD CASE
+On failure it prints the tails of the apiserver's and the webhook's logs.
+Python 3 stdlib plus python3-yaml (to read manifests).
+"""
+import argparse
+import base64
+import http.client
+import json
+import os
+import re
+import socket
+import ssl
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import yaml
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+CASES = HERE / "cases"
+EXPECTED = HERE / "expected"
+IDENTITIES = ("notebook", "api")
+WEBHOOK_NAME = "vrayjob.rayjob-guard.io"
+# kubectl newer than the server by more than one minor may print this; it says nothing about us.
+SKEW_RE = re.compile(r"^WARNING: version difference between client .*\n", re.M)
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+class Cluster:
+    """The cluster in DIR as cluster.sh/webhook.sh left it; runs kubectl as an identity."""
+
+    def __init__(self, d: Path, binary: str):
+        self.dir = d
+        self.binary = binary
+        self.env = self._read_env(d / "env")
+        self.kubectl = self.env.get("KUBECTL", "kubectl")
+
+    @staticmethod
+    def _read_env(p: Path) -> dict:
+        env = {}
+        if p.exists():
+            for line in p.read_text().splitlines():
+                if "=" in line:
+                    k, v = line.split("=", 1)
+                    env[k] = v
+        return env
+
+    def webhook_env(self) -> dict:
+        return self._read_env(self.dir / "webhook" / "env")
+
+    def kc(self, who: str, *args, stdin: str = None, cwd: Path = None, check_rc: bool = False):
+        """Runs kubectl as `who` (admin|notebook|api). Returns (rc, stdout, stderr)."""
+        cmd = [self.kubectl, "--kubeconfig", str(self.dir / f"{who}.kubeconfig"), *args]
+        p = subprocess.run(cmd, input=stdin, capture_output=True, text=True, cwd=cwd, timeout=60)
+        out, err = p.stdout, SKEW_RE.sub("", p.stderr)
+        if check_rc and p.returncode != 0:
+            raise Failure(f"{' '.join(args)} as {who} failed ({p.returncode}): {err.strip()}")
+        return p.returncode, out, err
+
+    def script(self, name: str, *args, env: dict = None):
+        e = dict(os.environ, RJG_BINARY=self.binary)
+        e.update(env or {})
+        p = subprocess.run([str(HERE / name), *args], env=e, capture_output=True, text=True,
+                           timeout=900)
+        sys.stderr.write(p.stderr)
+        if p.returncode != 0:
+            raise Failure(f"{name} {' '.join(args)} failed ({p.returncode})")
+        return p.stdout
+
+    def token(self, who: str) -> str:
+        cfg = yaml.safe_load((self.dir / f"{who}.kubeconfig").read_text())
+        return cfg["users"][0]["user"]["token"]
+
+    def api(self, who: str, method: str, path: str, body=None):
+        """One REST call to the apiserver as `who`. Returns (status, parsed JSON or text)."""
+        ctx = ssl.create_default_context(cafile=self.env["APISERVER_CA"])
+        conn = http.client.HTTPSConnection("127.0.0.1", int(self.env["APISERVER_PORT"]),
+                                           context=ctx, timeout=30)
+        try:
+            data = json.dumps(body).encode() if body is not None else None
+            conn.request(method, path, body=data, headers={
+                "Authorization": f"Bearer {self.token(who)}",
+                "Content-Type": "application/json", "Accept": "application/json"})
+            r = conn.getresponse()
+            raw = r.read().decode()
+            try:
+                return r.status, json.loads(raw)
+            except ValueError:
+                return r.status, raw
+        finally:
+            conn.close()
+
+
+def load_manifest(p: Path) -> dict:
+    docs = [d for d in yaml.safe_load_all(p.read_text()) if d is not None]
+    check(len(docs) == 1, f"{p.name}: expected one YAML document, found {len(docs)}")
+    check(isinstance(docs[0], dict), f"{p.name}: not a mapping")
+    return docs[0]
+
+
+def parse_expect(p: Path):
+    """Returns (allowed, [rule ids]) from the first line `# expect: allowed|denied a,b`."""
+    first = p.read_text().splitlines()[0] if p.read_text() else ""
+    m = re.match(r"^#\s*expect:\s*(allowed|denied)\s*([A-Za-z0-9_,\- ]*)\s*$", first)
+    check(m is not None, f"{p.name}: first line must be '# expect: allowed' or "
+                         f"'# expect: denied <rule-id>[,...]', got {first!r}")
+    ids = [s.strip() for s in m.group(2).split(",") if s.strip()]
+    check(m.group(1) == "allowed" or ids, f"{p.name}: 'denied' needs at least one rule id")
+    return m.group(1) == "allowed", ids
+
+
+CREATED_RE = re.compile(r"^rayjob\.ray\.io/(\S+) created", re.M)
+
+
+def normalize_generated(text: str, manifest: dict) -> str:
+    """Replaces a name the apiserver generated from metadata.generateName by <generated>."""
+    gen = manifest.get("metadata", {}).get("generateName")
+    if gen and not manifest.get("metadata", {}).get("name"):
+        text = re.sub(re.escape(gen) + r"[a-z0-9]{5}\b", gen + "<generated>", text)
+    return text
+
+
+def verdict_matches(p: Path, rc: int, out: str, err: str, allowed: bool, ids):
+    """Returns None when (rc, out, err) is what `# expect:` says, else what differs."""
+    if allowed:
+        return None if rc == 0 else f"expected allowed, got exit {rc}: {err.strip()}"
+    if rc == 0:
+        return f"expected denied {','.join(ids)}, got allowed: {out.strip()}"
+    if f'admission webhook "{WEBHOOK_NAME}" denied the request' not in err:
+        return f"expected a denial by {WEBHOOK_NAME}, got: {err.strip()}"
+    missing = [i for i in ids if f"[{i}]" not in err]
+    return f"denied, but without rule(s) {missing}: {err.strip()}" if missing else None
+
+
+def ensure_namespace(c: Cluster, ns: str, known: set):
+    if ns not in known:
+        c.script("cluster.sh", "namespace", str(c.dir), ns)
+        known.add(ns)
+
+
+def delete_rayjob(c: Cluster, ns: str, name: str):
+    c.kc("admin", "delete", "rayjob", name, "-n", ns, "--ignore-not-found", "--wait=true",
+         check_rc=True)
+
+
+# --- cases -------------------------------------------------------------------------------------
+
+def case_parity(c: Cluster, args):
+    corpus = sorted((REPO / "test" / "corpus").glob("*.yaml"))
+    check(len(corpus) >= 20, f"test/corpus has {len(corpus)} manifests; the suite needs >= 20")
+    namespaces = {"tenant-a"}
+    pairs = mismatches = expect_failures = 0
+    problems = []
+    for p in corpus:
+        manifest = load_manifest(p)
+        allowed, ids = parse_expect(p)
+        ns = manifest.get("metadata", {}).get("namespace") or "tenant-a"
+        ensure_namespace(c, ns, namespaces)
+        # Same file bytes for both identities: kubectl reads the file itself, from the corpus dir,
+        # so messages quote the same relative file name.
+        for mode in ("dry-run", "create"):
+            results = {}
+            for who in IDENTITIES:
+                extra = ["--dry-run=server"] if mode == "dry-run" else []
+                rc, out, err = c.kc(who, "create", *extra, "-n", ns, "-f", p.name, cwd=p.parent)
+                results[who] = (rc, normalize_generated(out, manifest),
+                                normalize_generated(err, manifest))
+                if mode == "create" and rc == 0:
+                    m = CREATED_RE.search(out)
+                    check(m is not None, f"{p.name}: create as {who} printed {out!r}")
+                    delete_rayjob(c, ns, m.group(1))
+                why = verdict_matches(p, rc, out, err, allowed, ids)
+                if why:
+                    expect_failures += 1
+                    problems.append(f"{p.name} [{mode} as {who}]: {why}")
+            pairs += 1
+            if results["notebook"] != results["api"]:
+                mismatches += 1
+                problems.append(f"{p.name} [{mode}]: identities differ:\n"
+                                f"  notebook: {results['notebook']!r}\n  api:      {results['api']!r}")
+    for line in problems:
+        print("FAIL " + line)
+    print(f"e2e parity: manifests={len(corpus)} identities={len(IDENTITIES)} "
+          f"verdict-pairs={pairs} mismatches={mismatches}")
+    print(f"e2e parity: expectation-failures={expect_failures} "
+          f"(each manifest x 2 modes x 2 identities = {pairs * 2} verdicts)")
+    check(mismatches == 0 and expect_failures == 0, "parity failed")
+
+
+class Capture:
+    """capture_webhook.py registered as a second validating webhook, for the duration of a with."""
+
+    def __init__(self, c: Cluster):
+        self.c = c
+        self.tmp = Path(tempfile.mkdtemp(prefix="capture-", dir=c.dir))
+        self.record = self.tmp / "requests.jsonl"
+        self.proc = None
+
+    def __enter__(self):
+        certs = self.c.dir / "webhook" / "certs"
+        port_file = self.tmp / "port"
+        self.proc = subprocess.Popen([sys.executable, str(HERE / "capture_webhook.py"),
+                                      "--cert", str(certs / "tls.crt"), "--key", str(certs / "tls.key"),
+                                      "--record", str(self.record), "--port-file", str(port_file)])
+        for _ in range(100):
+            if port_file.exists():
+                break
+            check(self.proc.poll() is None, "capture webhook exited at start")
+            time.sleep(0.05)
+        port = port_file.read_text().strip()
+        ca = base64.b64encode((certs / "ca.crt").read_bytes()).decode()
+        cfg = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
+               "metadata": {"name": "rjg-e2e-capture"},
+               "webhooks": [{"name": "capture.e2e.rayjob-guard.io", "admissionReviewVersions": ["v1"],
+                             "sideEffects": "None", "failurePolicy": "Fail", "timeoutSeconds": 5,
+                             "clientConfig": {"url": f"https://127.0.0.1:{port}/capture", "caBundle": ca},
+                             "rules": [{"apiGroups": ["ray.io"], "apiVersions": ["v1"],
+                                        "resources": ["rayjobs"], "operations": ["CREATE", "UPDATE"]}]}]}
+        self.c.kc("admin", "apply", "-f", "-", stdin=json.dumps(cfg), check_rc=True)
+        return self
+
+    def requests(self):
+        if not self.record.exists():
+            return []
+        return [json.loads(l) for l in self.record.read_text().splitlines() if l.strip()]
+
+    def __exit__(self, *exc):
+        self.c.kc("admin", "delete", "validatingwebhookconfiguration", "rjg-e2e-capture",
+                  "--ignore-not-found")
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        return False
+
+
+def case_defaulting(c: Cluster, args):
+    case = CASES / "defaulting.yaml"
+    manifest = load_manifest(case)
+    spec = manifest["spec"]
+    for f in ("submissionMode", "ttlSecondsAfterFinished", "backoffLimit"):
+        check(f not in spec, f"{case.name} must omit spec.{f}")
+    allowed, ids = parse_expect(case)
+    with Capture(c) as cap:
+        # The webhook configuration takes effect asynchronously (informer); retry until recorded.
+        for _ in range(50):
+            rc, out, err = c.kc("notebook", "create", "--dry-run=server", "-f", case.name, cwd=CASES)
+            if cap.requests():
+                break
+            time.sleep(0.2)
+        reqs = cap.requests()
+    check(reqs, "the capture webhook never received the request")
+    req = reqs[-1]["request"]
+    obj = req["object"]
+    s = obj["spec"]
+    check(s.get("submissionMode") == "K8sJobMode", f"submissionMode sent: {s.get('submissionMode')!r}")
+    check(s.get("ttlSecondsAfterFinished") == 0, f"ttlSecondsAfterFinished sent: {s.get('ttlSecondsAfterFinished')!r}")
+    check(s.get("backoffLimit") == 0, f"backoffLimit sent: {s.get('backoffLimit')!r}")
+    workers = s.get("rayClusterSpec", {}).get("workerGroupSpecs", [])
+    sent_workers = manifest["spec"].get("rayClusterSpec", {}).get("workerGroupSpecs", [])
+    for i, (w, src) in enumerate(zip(workers, sent_workers)):
+        for f, want in (("replicas", 0), ("minReplicas", 0), ("maxReplicas", 2147483647), ("numOfHosts", 1)):
+            if f not in src:
+                check(w.get(f) == want, f"workerGroupSpecs[{i}].{f} sent: {w.get(f)!r}, want {want}")
+    print(f"defaulting: the webhook was sent submissionMode=K8sJobMode ttlSecondsAfterFinished=0 "
+          f"backoffLimit=0 and worker defaults for {len(workers)} group(s)")
+    why = verdict_matches(case, rc, out, err, allowed, ids)
+    check(why is None, f"{case.name}: {why}")
+    # The captured review is exactly what rayjob-guard was sent; judged offline it must give the
+    # answer the apiserver relayed.
+    review = subprocess.run([c.binary, "review", *policy_args(), "-"], input=json.dumps(reqs[-1]),
+                            capture_output=True, text=True, timeout=30)
+    check(review.returncode == 0, f"rayjob-guard review failed: {review.stderr.strip()}")
+    resp = json.loads(review.stdout)["response"]
+    check(resp["allowed"] == (rc == 0), f"review says allowed={resp['allowed']}, apiserver exit {rc}")
+    if not resp["allowed"]:
+        check(resp["status"]["message"] in err, "the apiserver's message is not the review's message")
+    for w in resp.get("warnings", []):
+        check(f"Warning: {w}" in err, f"warning {w!r} not relayed by the apiserver")
+    print(f"defaulting: offline review of the captured request agrees (allowed={resp['allowed']}, "
+          f"{len(resp.get('warnings', []))} warning(s))")
+
+
+def policy_args():
+    p = os.environ.get("RJG_POLICY")
+    return ["--policy", p] if p else []
+
+
+def case_ratchet(c: Cluster, args):
+    base = CASES / "ratchet.yaml"
+    m = load_manifest(base)
+    name, ns = m["metadata"]["name"], m["metadata"].get("namespace", "tenant-a")
+    _, ids = parse_expect(base)
+    c.script("webhook.sh", "unregister", str(c.dir))
+    try:
+        delete_rayjob(c, ns, name)
+        c.kc("notebook", "create", "-f", base.name, cwd=CASES, check_rc=True)
+    finally:
+        c.script("webhook.sh", "register", str(c.dir))
+    try:
+        # The registration reaches the admission plugin through an informer: wait until the
+        # webhook answers (a dry-run create of the same manifest, renamed, is refused by it).
+        probe = json.loads(json.dumps(m))
+        probe["metadata"]["name"] = name + "-probe"
+        for _ in range(50):
+            rc, _, err = c.kc("notebook", "create", "--dry-run=server", "-f", "-",
+                              stdin=json.dumps(probe))
+            if rc != 0 and WEBHOOK_NAME in err:
+                break
+            time.sleep(0.2)
+        check(rc != 0 and all(f"[{i}]" in err for i in ids),
+              f"the webhook does not refuse a fresh create of {base.name}: {err.strip()}")
+
+        rc, out, err = c.kc("notebook", "label", "rayjob", name, "-n", ns, "team=vision")
+        check(rc == 0, f"label change refused: {err.strip()}")
+        check(all(f"[{i}]" in err for i in ids) and "Warning:" in err,
+              f"label change admitted without the ratcheted warnings: {err!r}")
+        print(f"ratchet: label change admitted with warnings:\n{err.rstrip()}")
+
+        rc, out, err = c.kc("api", "patch", "rayjob", name, "-n", ns, "--type=merge",
+                            "-p", '{"metadata":{"finalizers":["e2e.rayjob-guard.io/hold"]}}')
+        check(rc == 0, f"finalizer change refused: {err.strip()}")
+        check("Warning:" in err, f"finalizer change admitted without warnings: {err!r}")
+        print("ratchet: finalizer change admitted with warnings")
+
+        patch = (CASES / "ratchet-new-violation.json").read_text()
+        new_ids = json.loads(patch).get("x-expect-denied", [])
+        body = {k: v for k, v in json.loads(patch).items() if k != "x-expect-denied"}
+        for who in IDENTITIES:
+            rc, out, err = c.kc(who, "patch", "rayjob", name, "-n", ns, "--type=merge",
+                                "-p", json.dumps(body))
+            check(rc != 0, f"update adding a new violation admitted as {who}: {out.strip()}")
+            check(f'admission webhook "{WEBHOOK_NAME}" denied the request' in err and
+                  all(f"[{i}]" in err for i in new_ids),
+                  f"update refused, but not for {new_ids}: {err.strip()}")
+        print(f"ratchet: update adding {new_ids} refused for both identities:\n{err.rstrip()}")
+    finally:
+        c.kc("admin", "patch", "rayjob", name, "-n", ns, "--type=merge",
+             "-p", '{"metadata":{"finalizers":null}}')
+        delete_rayjob(c, ns, name)
+
+
+def run_tenant_view(c: Cluster, case: str):
+    f = CASES / f"{case}.yaml"
+    m = load_manifest(f)
+    rc, out, err = c.kc("notebook", "create", "-f", f.name, cwd=CASES)
+    if rc == 0:
+        delete_rayjob(c, m["metadata"].get("namespace", "tenant-a"), m["metadata"]["name"])
+    return rc, out, err
+
+
+def case_tenant_view(c: Cluster, args):
+    update = os.environ.get("RJG_E2E_UPDATE_EXPECTED") == "1"
+    failures = []
+    for case, want_rc in (("tenant-denied", 1), ("tenant-warned", 0)):
+        rc, out, err = run_tenant_view(c, case)
+        got = {"stdout": out, "stderr": err}
+        check(rc == want_rc, f"{case}: kubectl exit {rc}, want {want_rc}: {err.strip()}")
+        if case == "tenant-warned":
+            check(err.startswith("Warning: "), f"{case}: no Warning: line: {err!r}")
+        for stream, text in got.items():
+            exp = EXPECTED / f"{case}.{stream}"
+            if update:
+                exp.write_text(text)
+                print(f"tenant-view: wrote {exp.relative_to(REPO)}")
+                continue
+            want = exp.read_text() if exp.exists() else None
+            if want != text:
+                failures.append(f"{case}.{stream} differs\n--- expected ({exp.relative_to(REPO)})\n"
+                                f"{want}\n--- got\n{text}")
+            else:
+                print(f"tenant-view: {case}.{stream} matches ({len(text)} bytes)")
+    for f in failures:
+        print("FAIL " + f)
+    check(not failures, "kubectl output differs from test/e2e/expected (RJG_E2E_UPDATE_EXPECTED=1 rewrites)")
+
+
+def webhook_config_rv(c: Cluster) -> str:
+    _, out, _ = c.kc("admin", "get", "validatingwebhookconfiguration", "rayjob-guard",
+                     "-o", "jsonpath={.metadata.resourceVersion}", check_rc=True)
+    return out.strip()
+
+
+def case_failure(c: Cluster, args):
+    f = CASES / "tenant-warned.yaml"  # an admissible RayJob
+    m = load_manifest(f)
+    name, ns = m["metadata"]["name"], m["metadata"].get("namespace", "tenant-a")
+    port_before = c.webhook_env()["WEBHOOK_PORT"]
+    rv_before = webhook_config_rv(c)
+    c.script("webhook.sh", "stop", str(c.dir))
+    try:
+        for who in IDENTITIES:
+            rc, out, err = c.kc(who, "create", "-f", f.name, cwd=CASES)
+            check(rc != 0, f"create admitted while the webhook is down (as {who}): {out.strip()}")
+            check(f'failed calling webhook "{WEBHOOK_NAME}"' in err,
+                  f"refused, but not with 'failed calling webhook': {err.strip()}")
+            rc, _, err2 = c.kc("admin", "get", "rayjob", name, "-n", ns)
+            check(rc != 0 and "NotFound" in err2, "a RayJob was stored while the webhook was down")
+        print(f"failure: webhook down -> refused, nothing stored:\n{err.rstrip()}")
+    finally:
+        c.script("webhook.sh", "start", str(c.dir))
+    check(c.webhook_env()["WEBHOOK_PORT"] == port_before, "webhook restarted on another port")
+    rc, out, err = c.kc("notebook", "create", "-f", f.name, cwd=CASES)
+    check(rc == 0, f"create after restart refused: {err.strip()}")
+    delete_rayjob(c, ns, name)
+    check(webhook_config_rv(c) == rv_before, "the webhook registration changed")
+    print(f"failure: restarted on port {port_before}, creates work again, registration untouched "
+          f"(resourceVersion {rv_before})")
+
+
+def served_cert_der(port: int) -> bytes:
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        with ctx.wrap_socket(s) as t:
+            return t.getpeercert(binary_form=True)
+
+
+def file_cert_der(path: Path) -> bytes:
+    return ssl.PEM_cert_to_DER_cert(path.read_text())
+
+
+def case_rotation(c: Cluster, args):
+    f = CASES / "tenant-warned.yaml"
+    body = load_manifest(f)
+    ns = body["metadata"].get("namespace", "tenant-a")
+    body["metadata"].pop("name", None)
+    body["metadata"]["generateName"] = "rot-"
+    body["metadata"].setdefault("labels", {})["e2e.rayjob-guard.io/case"] = "rotation"
+    port = int(c.webhook_env()["WEBHOOK_PORT"])
+    crt = c.dir / "webhook" / "certs" / "tls.crt"
+    # Creates run without pause from two identities until the three rotations are done and at
+    # least `during` creates were sent after the first rotation began.
+    during = int(os.environ.get("RJG_E2E_ROTATION_CREATES", "60"))
+    results, lock = [], threading.Lock()
+    stop = threading.Event()
+
+    def creator(who):
+        while not stop.is_set():
+            status, resp = c.api(who, "POST", f"/apis/ray.io/v1/namespaces/{ns}/rayjobs", body)
+            with lock:
+                results.append((status, resp if status != 201 else None))
+
+    def count():
+        with lock:
+            return len(results)
+
+    threads = [threading.Thread(target=creator, args=(who,)) for who in IDENTITIES]
+    t0 = time.time()
+    for t in threads:
+        t.start()
+    rotations, served_new, first = 0, [], None
+    try:
+        for _ in range(3):
+            while count() < (first or 0) + 10:  # some creates before each rotation
+                time.sleep(0.05)
+            if first is None:
+                first = count()
+            c.script("webhook.sh", "rotate", str(c.dir))
+            rotations += 1
+            want = file_cert_der(crt)
+            # The server reloads the pair from disk on its own; wait until it serves the new one.
+            deadline = time.time() + 30
+            while time.time() < deadline and served_cert_der(port) != want:
+                time.sleep(0.2)
+            served_new.append(served_cert_der(port) == want)
+        deadline = time.time() + 120
+        while count() - first < during and time.time() < deadline:
+            time.sleep(0.05)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(60)
+    in_window = len(results) - (first or 0)
+    elapsed = time.time() - t0
+    failed = [r for r in results if r[0] != 201]
+    c.kc("admin", "delete", "rayjobs", "-n", ns, "-l", "e2e.rayjob-guard.io/case=rotation",
+         "--wait=true")
+    print(f"rotation: creates={len(results)} (after the first rotation: {in_window}) "
+          f"failed={len(failed)} rotations={rotations} "
+          f"new-cert-served={sum(served_new)}/{rotations} in {elapsed:.1f} s")
+    for status, resp in failed[:5]:
+        print(f"FAIL create -> {status}: {resp.get('message') if isinstance(resp, dict) else resp}")
+    check(in_window >= 50, f"only {in_window} creates ran during the rotations")
+    check(not failed, f"{len(failed)} creates failed during rotation")
+    check(all(served_new), "the webhook did not serve the re-minted certificate within 30 s")
+
+
+def case_crd_minimal(c: Cluster, args):
+    d = Path(tempfile.mkdtemp(prefix="crd-minimal-", dir=c.dir.parent))
+    try:
+        c.script("cluster.sh", "up", str(d), env={"RJG_E2E_MINIMAL_CRD": "1",
+                                                    "RJG_KUBE_BIN": c.env.get("KUBE_BIN", "")})
+        mc = Cluster(d, c.binary)
+        check(mc.env.get("CRD_KIND") == "minimal", f"CRD_KIND={mc.env.get('CRD_KIND')}")
+        check_defaults_stored(mc, "crd-minimal")
+    finally:
+        subprocess.run([str(HERE / "cluster.sh"), "down", str(d)], timeout=60)
+
+
+def check_defaults_stored(c: Cluster, label: str):
+    """Creates cases/defaulting.yaml as admin (no webhook involved) and reads the defaults back."""
+    rc, out, err = c.kc("admin", "create", "--dry-run=server", "-o", "json", "-f", "defaulting.yaml",
+                        cwd=CASES)
+    check(rc == 0, f"{label}: dry-run create refused: {err.strip()}")
+    s = json.loads(out)["spec"]
+    w = s["rayClusterSpec"]["workerGroupSpecs"][0]
+    got = (s.get("submissionMode"), s.get("ttlSecondsAfterFinished"), s.get("backoffLimit"),
+           w.get("numOfHosts"), w.get("replicas"))
+    check(got == ("K8sJobMode", 0, 0, 1, w.get("replicas")), f"{label}: defaults read back {got}")
+    print(f"{label}: defaults applied: submissionMode={got[0]} ttlSecondsAfterFinished={got[1]} "
+          f"backoffLimit={got[2]} numOfHosts={got[3]}")
+
+
+def case_prepare_crd(c: Cluster, args):
+    """Both CRD paths of prepare-crd.sh, without a cluster."""
+    with tempfile.TemporaryDirectory() as t:
+        out = Path(t) / "crd.json"
+        real = REPO.parent / "shared" / "kuberay" / "ray.io_rayjobs.yaml"
+        kind = c.script("prepare-crd.sh", str(out), env={"RJG_E2E_MINIMAL_CRD": "0"}).strip()
+        if real.exists():
+            # The three mechanical edits and nothing else: 9 CEL rules, 212 empty-string
+            # defaults, 6 imagePullSecrets item schemas (KubeRay CRD as vendored for the tests).
+            check(kind == "real x-kubernetes-validations=9 default-empty-string=212 "
+                          "imagePullSecrets-name-required=6", f"prepare-crd.sh printed {kind!r}")
+            text = out.read_text()
+            check("x-kubernetes-validations" not in text, "x-kubernetes-validations left")
+            check('"default":""' not in text, 'default "" left')
+            before = yaml.load(real.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            check(json.loads(text)["spec"]["versions"][0]["name"] == before["spec"]["versions"][0]["name"],
+                  "versions changed")
+            print(f"prepare-crd: real CRD: {kind}")
+        else:
+            check(kind == "minimal", f"no real CRD, but prepare-crd.sh printed {kind!r}")
+            print("prepare-crd: real CRD absent here, the minimal one was written")
+        kind = c.script("prepare-crd.sh", str(out), env={"RJG_E2E_MINIMAL_CRD": "1"}).strip()
+        check(kind == "minimal", f"RJG_E2E_MINIMAL_CRD=1 gave {kind!r}")
+        crd = yaml.safe_load(out.read_text())
+        spec = crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]
+        check(spec["submissionMode"]["default"] == "K8sJobMode", "minimal CRD: submissionMode default")
+        print("prepare-crd: minimal CRD written on request")
+
+
+def case_setup(c: Cluster, args):
+    d = str(c.dir)
+    subprocess.run([str(HERE / "webhook.sh"), "down", d], capture_output=True)
+    subprocess.run([str(HERE / "cluster.sh"), "down", d], capture_output=True)
+    c.script("cluster.sh", "up", d)
+    c.__init__(c.dir, c.binary)
+    c.script("webhook.sh", "up", d)
+    check_defaults_stored(c, "crd-" + c.env.get("CRD_KIND", "?"))
+
+
+def case_teardown(c: Cluster, args):
+    d = str(c.dir)
+    rc1 = subprocess.run([str(HERE / "webhook.sh"), "down", d]).returncode if (c.dir / "env").exists() else 0
+    rc2 = subprocess.run([str(HERE / "cluster.sh"), "down", d]).returncode
+    check(rc1 == 0 and rc2 == 0, "teardown failed")
+
+
+CASES_BY_NAME = {
+    "prepare-crd": case_prepare_crd, "setup": case_setup, "teardown": case_teardown, "parity": case_parity,
+    "defaulting": case_defaulting, "ratchet": case_ratchet, "tenant-view": case_tenant_view,
+    "failure": case_failure, "rotation": case_rotation, "crd-minimal": case_crd_minimal,
+}
+
+
+def print_log_tails(c: Cluster):
+    for p in (c.dir / "logs" / "kube-apiserver.log", c.dir / "webhook" / "serve.log"):
+        if p.exists():
+            lines = p.read_text(errors="replace").splitlines()[-40:]
+            print(f"----- tail of {p.relative_to(c.dir)} ({c.dir}) -----")
+            print("\n".join(lines))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--dir", required=True, help="cluster state directory (shared by all cases)")
+    ap.add_argument("--binary", required=True, help="the rayjob-guard executable")
+    ap.add_argument("case", choices=sorted(CASES_BY_NAME))
+    args = ap.parse_args()
+    d = Path(args.dir)
+    d.mkdir(parents=True, exist_ok=True)
+    c = Cluster(d.resolve(), args.binary)
+    t0 = time.time()
+    try:
+        if args.case not in ("setup", "teardown", "crd-minimal", "prepare-crd"):
+            check((d / "env").exists() and (d / "webhook" / "env").exists(),
+                  f"no running cluster in {d}: the e2e.setup fixture did not run or failed")
+        CASES_BY_NAME[args.case](c, args)
+    except (Failure, subprocess.TimeoutExpired, KeyError, ValueError, OSError) as e:
+        print(f"FAIL e2e {args.case}: {type(e).__name__ if not isinstance(e, Failure) else ''} {e}")
+        print_log_tails(c)
+        return 1
+    print(f"PASS e2e {args.case} in {time.time() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
