@@ -1,0 +1,136 @@
+// Tests admission/decode_rayjob: field mapping and runtimeEnvYAML parsing into RuntimeEnv.
+#include "admission/decode_rayjob.hpp"
+
+#include <gtest/gtest.h>
+
+#include "review_fixture.hpp"
+
+namespace rjg::admission {
+namespace {
+
+using Parse = policy::RuntimeEnv::Parse;
+using PipForm = policy::RuntimeEnv::PipForm;
+
+TEST(DecodeRayJob, MapsEveryModelledField) {
+  auto doc = json::parse(R"({"apiVersion":"ray.io/v1","metadata":{"name":"j","generateName":"j-",
+    "namespace":"ns","labels":{"a":"b"},"annotations":{"c":"d"},"finalizers":["f"]},
+    "spec":{"entrypoint":"e","shutdownAfterJobFinishes":true,"ttlSecondsAfterFinished":5,
+    "activeDeadlineSeconds":6,"preRunningDeadlineSeconds":7,"backoffLimit":1,"suspend":true,
+    "submissionMode":"HTTPMode","submitterPodTemplate":{"spec":{"restartPolicy":"Never",
+    "containers":[{"name":"s","image":"i"}],"initContainers":[{"name":"init","image":"i2"}]}},
+    "submitterConfig":{"backoffLimit":3},"clusterSelector":{"ray.io/cluster":"c"},
+    "managedBy":"ray.io/kuberay-operator","deletionPolicy":"DeleteSelf",
+    "deletionStrategy":{"onSuccess":{"policy":"DeleteCluster"},"onFailure":{"policy":"DeleteNone"}},
+    "jobId":"id","unknownField":{"ignored":true},
+    "rayClusterSpec":{"rayVersion":"2.52.0","enableInTreeAutoscaling":true,"managedBy":"m",
+      "authOptions":{"mode":"token","enableK8sTokenAuth":true},
+      "autoscalerOptions":{"image":"a","version":"v2","resources":{"requests":{"cpu":"1"},"limits":{"cpu":2}}},
+      "headGroupSpec":{"rayStartParams":{"num-cpus":"0"},"resources":{"CPU":"1"},"template":{"spec":{"containers":[]}}},
+      "workerGroupSpecs":[{"groupName":"g","replicas":1,"minReplicas":0,"maxReplicas":3,"numOfHosts":2,
+        "suspend":false,"rayStartParams":{},"template":{"spec":{"containers":[{"name":"w","image":"i",
+        "resources":{"requests":{"nvidia.com/gpu":1}}}]}}}]}}})");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  Result<policy::RayJob> r = decode_rayjob(doc.value(), json::Path(""));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const policy::RayJob& j = r.value();
+  EXPECT_EQ(j.api_version, "ray.io/v1");
+  EXPECT_EQ(j.metadata.generate_name, "j-");
+  EXPECT_EQ(j.metadata.annotations.at("c"), "d");
+  EXPECT_EQ(j.metadata.finalizers, std::vector<std::string>{"f"});
+  EXPECT_EQ(j.spec.pre_running_deadline_seconds, 7);
+  EXPECT_EQ(j.spec.suspend, true);
+  EXPECT_EQ(j.spec.submitter_pod_template->restart_policy, "Never");
+  EXPECT_EQ(j.spec.submitter_pod_template->init_containers.at(0).name, "init");
+  EXPECT_TRUE(j.spec.has_submitter_config);
+  EXPECT_EQ(j.spec.submitter_backoff_limit, 3);
+  EXPECT_EQ(j.spec.cluster_selector->at("ray.io/cluster"), "c");
+  EXPECT_EQ(j.spec.deletion_policy, "DeleteSelf");
+  EXPECT_TRUE(j.spec.deletion_strategy->has_on_success);
+  EXPECT_EQ(j.spec.deletion_strategy->on_failure_policy, "DeleteNone");
+  EXPECT_FALSE(j.spec.deletion_strategy->deletion_rules.has_value());
+  EXPECT_EQ(j.spec.job_id, "id");
+  const policy::RayClusterSpec& c = *j.spec.ray_cluster_spec;
+  EXPECT_EQ(c.auth_mode, "token");
+  EXPECT_EQ(c.enable_k8s_token_auth, true);
+  EXPECT_EQ(c.autoscaler_options->limits->at("cpu"), "2");
+  EXPECT_TRUE(c.head.ray_start_params_sets_resources);
+  EXPECT_TRUE(c.head.has_group_resources);
+  EXPECT_EQ(c.worker_groups.at(0).num_of_hosts, 2);
+  EXPECT_FALSE(c.worker_groups.at(0).ray_start_params_sets_resources);
+  EXPECT_EQ(c.worker_groups.at(0).pod_template.containers.at(0).requests->at("nvidia.com/gpu"), "1");
+  EXPECT_FALSE(c.worker_groups.at(0).pod_template.containers.at(0).limits.has_value());
+}
+
+TEST(DecodeRayJob, NotAnObject) {
+  auto doc = json::parse("[]");
+  ASSERT_TRUE(doc.ok());
+  Result<policy::RayJob> r = decode_rayjob(doc.value(), json::Path("request.object"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message, "request.object: expected an object, got array");
+}
+
+TEST(RuntimeEnv, Absent) {
+  EXPECT_EQ(parse_runtime_env("").parse, Parse::kAbsent);
+  EXPECT_EQ(parse_runtime_env("  \n").parse, Parse::kAbsent);
+}
+
+TEST(RuntimeEnv, PipList) {
+  policy::RuntimeEnv env = parse_runtime_env("pip:\n  - requests==2.26.0\n  - boto3>=1.35.0\n");
+  EXPECT_EQ(env.parse, Parse::kMapping);
+  EXPECT_EQ(env.pip_form, PipForm::kList);
+  EXPECT_EQ(env.pip_packages, (std::vector<std::string>{"requests==2.26.0", "boto3>=1.35.0"}));
+}
+
+TEST(RuntimeEnv, PipPackages) {
+  policy::RuntimeEnv env =
+      parse_runtime_env("pip: {packages: [\"botocore>=1.34.41\"], pip_check: false}\n");
+  EXPECT_EQ(env.pip_form, PipForm::kPackages);
+  EXPECT_EQ(env.pip_packages, std::vector<std::string>{"botocore>=1.34.41"});
+}
+
+TEST(RuntimeEnv, PipRequirementsPath) {
+  policy::RuntimeEnv env = parse_runtime_env("pip: /app/requirements.txt\n");
+  EXPECT_EQ(env.pip_form, PipForm::kRequirementsPath);
+  EXPECT_TRUE(env.pip_packages.empty());
+}
+
+TEST(RuntimeEnv, PipMalformed) {
+  EXPECT_EQ(parse_runtime_env("pip: {pip_check: true}\n").pip_form, PipForm::kMalformed);
+  EXPECT_EQ(parse_runtime_env("pip: [[a]]\n").pip_form, PipForm::kMalformed);
+  EXPECT_EQ(parse_runtime_env("pip:\n").pip_form, PipForm::kMalformed);
+}
+
+TEST(RuntimeEnv, CondaWorkingDirPyModules) {
+  policy::RuntimeEnv env = parse_runtime_env(
+      "conda: {dependencies: [pip]}\nworking_dir: https://example.com/a.zip\n"
+      "py_modules: [s3://bucket/m.zip, ./local]\n");
+  EXPECT_TRUE(env.has_conda);
+  EXPECT_EQ(env.pip_form, PipForm::kNone);
+  EXPECT_EQ(env.working_dir, "https://example.com/a.zip");
+  EXPECT_EQ(env.py_modules, (std::vector<std::string>{"s3://bucket/m.zip", "./local"}));
+}
+
+TEST(RuntimeEnv, NotMapping) {
+  policy::RuntimeEnv seq = parse_runtime_env("- a\n- b\n");
+  EXPECT_EQ(seq.parse, Parse::kNotMapping);
+  EXPECT_FALSE(seq.parse_error.empty());
+  EXPECT_EQ(parse_runtime_env("just a string").parse, Parse::kNotMapping);
+}
+
+TEST(RuntimeEnv, Invalid) {
+  policy::RuntimeEnv env = parse_runtime_env("pip: [unclosed\n");
+  EXPECT_EQ(env.parse, Parse::kInvalid);
+  EXPECT_NE(env.parse_error.find("line"), std::string::npos) << env.parse_error;
+}
+
+TEST(RuntimeEnv, InvalidYamlInAReviewIsDataNotADecodeError) {
+  auto doc = json::parse(R"({"spec":{"runtimeEnvYAML":"pip: [unclosed"}})");
+  ASSERT_TRUE(doc.ok());
+  Result<policy::RayJob> r = decode_rayjob(doc.value(), json::Path(""));
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value().spec.runtime_env.parse, Parse::kInvalid);
+  EXPECT_EQ(r.value().spec.runtime_env_yaml, "pip: [unclosed");
+}
+
+}  // namespace
+}  // namespace rjg::admission

@@ -1,0 +1,134 @@
+// Tests admission/json_reader: strict parsing, depth and duplicate-key guards, typed readers.
+#include "admission/json_reader.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace rjg::admission::json {
+namespace {
+
+TEST(JsonReader, ParsesAnObject) {
+  auto doc = parse(R"({"a":1,"b":[true,null]})");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  EXPECT_TRUE(doc.value().IsObject());
+}
+
+TEST(JsonReader, NotJsonReportsOffset) {
+  auto doc = parse("{\"a\": tru}");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(doc.error().message.find("offset"), std::string::npos) << doc.error().message;
+}
+
+TEST(JsonReader, TruncatedIsInvalid) {
+  auto doc = parse(R"({"request":{"uid":"x")");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(JsonReader, TrailingContentIsInvalid) {
+  auto doc = parse(R"({"a":1} {"b":2})");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(JsonReader, EmptyInputIsInvalid) {
+  auto doc = parse("");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(JsonReader, InvalidUtf8IsInvalid) {
+  auto doc = parse("{\"a\":\"\xff\xfe\"}");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(JsonReader, HundredThousandNestedArraysAreRejectedWithoutCrashing) {
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  auto doc = parse(deep, "request");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(doc.error().message.find("nesting deeper than 1000"), std::string::npos)
+      << doc.error().message;
+}
+
+TEST(JsonReader, HundredThousandUnclosedArraysAreRejected) {
+  auto doc = parse(std::string(100000, '['));
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().code, ErrorCode::kInvalidArgument);
+}
+
+TEST(JsonReader, NestingAtTheLimitIsAccepted) {
+  const std::string ok = std::string(kMaxDepth, '[') + std::string(kMaxDepth, ']');
+  EXPECT_TRUE(parse(ok).ok());
+  const std::string over = std::string(kMaxDepth + 1, '[') + std::string(kMaxDepth + 1, ']');
+  EXPECT_FALSE(parse(over).ok());
+}
+
+TEST(JsonReader, DuplicateKeyIsRejectedWithItsPath) {
+  auto doc = parse(R"({"request":{"object":{"spec":{"backoffLimit":0,"backoffLimit":5}}}})");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(doc.error().message, "request.object.spec: duplicate key \"backoffLimit\"");
+}
+
+TEST(JsonReader, DuplicateKeyInLargeObjectIsRejected) {
+  std::string text = "{";
+  for (int i = 0; i < 40; ++i) {
+    text += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  }
+  text += "\"k7\":1}";
+  auto doc = parse(text);
+  ASSERT_FALSE(doc.ok());
+  EXPECT_NE(doc.error().message.find("duplicate key \"k7\""), std::string::npos);
+}
+
+TEST(JsonReader, DuplicateKeyInsideArrayElementNamesTheIndex) {
+  auto doc = parse(R"({"items":[{},{"a":1,"a":2}]})", "x");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().message, "x.items[1]: duplicate key \"a\"");
+}
+
+TEST(JsonReader, TypedReadersNameThePath) {
+  auto doc = parse(R"({"s":"x","i":"5","f":1.5,"big":3000000000,"huge":18446744073709551615,
+                       "b":"true","m":{"k":1},"l":["a",2]})");
+  ASSERT_TRUE(doc.ok());
+  const Path root("request.object.spec");
+  std::optional<std::int64_t> i;
+  Status st = read_int64(doc.value(), "i", root, i);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "request.object.spec.i: expected an integer, got string");
+  EXPECT_FALSE(read_int64(doc.value(), "f", root, i).ok());
+  EXPECT_FALSE(read_int32(doc.value(), "big", root, i).ok());
+  EXPECT_TRUE(read_int64(doc.value(), "big", root, i).ok());
+  EXPECT_EQ(i, 3000000000);
+  EXPECT_FALSE(read_int64(doc.value(), "huge", root, i).ok());
+  std::optional<bool> b;
+  st = read_bool(doc.value(), "b", root, b);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "request.object.spec.b: expected a boolean, got string");
+  std::optional<std::map<std::string, std::string>> m;
+  st = read_string_map(doc.value(), "m", root, m);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "request.object.spec.m.k: expected a string, got number");
+  std::vector<std::string> l;
+  st = read_string_list(doc.value(), "l", root, l);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "request.object.spec.l[1]: expected a string, got number");
+  std::optional<std::string> s;
+  EXPECT_TRUE(read_string(doc.value(), "absent", root, s).ok());
+  EXPECT_FALSE(s.has_value());
+}
+
+TEST(JsonReader, NullIsTreatedAsAbsent) {
+  auto doc = parse(R"({"a":null})");
+  ASSERT_TRUE(doc.ok());
+  std::optional<std::int64_t> i;
+  EXPECT_TRUE(read_int64(doc.value(), "a", Path(""), i).ok());
+  EXPECT_FALSE(i.has_value());
+}
+
+}  // namespace
+}  // namespace rjg::admission::json

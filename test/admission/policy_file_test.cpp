@@ -1,0 +1,187 @@
+// Tests admission/policy_file: the default decodes, each error class names its key path, and
+// the hash is stable under reordering and comments.
+#include "admission/policy_file.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rjg::admission {
+namespace {
+
+using policy::LifecycleMode;
+using policy::RuleAction;
+using policy::RuleId;
+
+constexpr const char* kHeader = "apiVersion: rayjob-guard.io/v1\nkind: Policy\n";
+
+TEST(PolicyFile, DefaultDecodesToTheDocumentedValues) {
+  Result<LoadedPolicy> p = decode_policy(default_policy_yaml());
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  const policy::PolicyConfig& c = p.value().config;
+  EXPECT_EQ(c.kuberay.version, (policy::KubeRayVersion{1, 6}));
+  EXPECT_TRUE(c.kuberay.ray_job_deletion_policy_gate);
+  EXPECT_EQ(c.lifecycle.mode, LifecycleMode::kDeletionRules);
+  EXPECT_EQ(c.lifecycle.max_succeeded_ttl_seconds, 600);
+  EXPECT_EQ(c.lifecycle.min_failed_ttl_seconds, 3600);
+  EXPECT_EQ(c.lifecycle.max_failed_ttl_seconds, 86400);
+  EXPECT_EQ(c.lifecycle.max_active_deadline_seconds, 86400);
+  EXPECT_EQ(c.lifecycle.max_backoff_limit, 2);
+  EXPECT_FALSE(c.lifecycle.allow_cluster_selector);
+  EXPECT_EQ(c.images.allow, std::vector<std::string>{"*.dkr.ecr.*.amazonaws.com/ray-tenant:*"});
+  EXPECT_EQ(c.images.stock_patterns.size(), 2u);
+  EXPECT_EQ(c.images.botocore_min, "1.34.41");
+  EXPECT_EQ(c.images.boto3_min, "1.35.0");
+  ASSERT_EQ(c.images.deny.size(), 1u);
+  EXPECT_EQ(c.images.deny[0].pattern, "rayproject/ray:2.4[13]*");
+  EXPECT_EQ(c.quota.unknown_namespace, policy::QuotaConfig::UnknownNamespace::kDeny);
+  EXPECT_EQ(c.quota.default_limits.at("pods"), policy::Quantity::from_units(20));
+  EXPECT_EQ(c.quota.namespaces.at("tenant-a").at("requests.memory"),
+            policy::Quantity::from_units(256LL << 30));
+  EXPECT_EQ(c.quota.namespaces.at("tenant-a").at("requests.nvidia.com/gpu"),
+            policy::Quantity::from_units(8));
+  EXPECT_EQ(c.action(RuleId::kImagePinned), RuleAction::kWarn);
+  EXPECT_EQ(c.action(RuleId::kQuotaFit), RuleAction::kEnforce);
+  EXPECT_EQ(p.value().hash.size(), 16u);
+  EXPECT_EQ(p.value().hash.find_first_not_of("0123456789abcdef"), std::string::npos);
+}
+
+struct Bad {
+  std::string body;  // appended to the header
+  ErrorCode code;
+  std::string prefix;  // the message must start with this (the key path)
+};
+
+class PolicyFileErrors : public ::testing::TestWithParam<Bad> {};
+
+TEST_P(PolicyFileErrors, NameTheKeyPath) {
+  const Bad& b = GetParam();
+  Result<LoadedPolicy> p = decode_policy(std::string(kHeader) + b.body);
+  ASSERT_FALSE(p.ok()) << b.body;
+  EXPECT_EQ(p.error().code, b.code) << p.error().message;
+  EXPECT_EQ(p.error().message.rfind(b.prefix, 0), 0u)
+      << "message: " << p.error().message << "\nexpected prefix: " << b.prefix;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Classes, PolicyFileErrors,
+    ::testing::Values(
+        Bad{"extra: 1\n", ErrorCode::kInvalidArgument, "extra: unknown key"},
+        Bad{"lifecycle: {maxTTL: 1}\n", ErrorCode::kInvalidArgument, "lifecycle.maxTTL: unknown key"},
+        Bad{"lifecycle: {maxFailedTTLSeconds: \"86400\"}\n", ErrorCode::kInvalidArgument,
+            "lifecycle.maxFailedTTLSeconds: expected an integer, got string"},
+        Bad{"lifecycle: {maxBackoffLimit: -1}\n", ErrorCode::kInvalidArgument,
+            "lifecycle.maxBackoffLimit: must be between 0"},
+        Bad{"lifecycle: {allowClusterSelector: maybe}\n", ErrorCode::kInvalidArgument,
+            "lifecycle.allowClusterSelector: expected a boolean"},
+        Bad{"lifecycle: {mode: cron}\n", ErrorCode::kInvalidArgument, "lifecycle.mode: expected"},
+        Bad{"lifecycle: {minFailedTTLSeconds: 600}\n", ErrorCode::kInvalidArgument,
+            "lifecycle.minFailedTTLSeconds: must be greater than lifecycle.maxSucceededTTLSeconds"},
+        Bad{"lifecycle: {minFailedTTLSeconds: 7200, maxFailedTTLSeconds: 3600}\n",
+            ErrorCode::kInvalidArgument, "lifecycle.maxFailedTTLSeconds: must be at least"},
+        Bad{"lifecycle: {maxActiveDeadlineSeconds: 0}\n", ErrorCode::kInvalidArgument,
+            "lifecycle.maxActiveDeadlineSeconds: must be between 1"},
+        Bad{"quota: {default: {requests.cpu: lots}}\n", ErrorCode::kInvalidArgument,
+            "quota.default.requests.cpu: \"lots\" is not a Kubernetes quantity"},
+        Bad{"quota: {default: {count/jobs.batch: \"5\"}}\n", ErrorCode::kInvalidArgument,
+            "quota.default.count/jobs.batch: unsupported quota key"},
+        Bad{"quota: {namespaces: {t: {requests.memory: [1]}}}\n", ErrorCode::kInvalidArgument,
+            "quota.namespaces.t.requests.memory: expected a quantity"},
+        Bad{"quota: {unknownNamespace: allow}\n", ErrorCode::kInvalidArgument,
+            "quota.unknownNamespace: expected deny or useDefault"},
+        Bad{"rules: {no-such-rule: warn}\n", ErrorCode::kInvalidArgument,
+            "rules.no-such-rule: unknown rule id"},
+        Bad{"rules: {quota-fit: loud}\n", ErrorCode::kInvalidArgument,
+            "rules.quota-fit: expected enforce, warn or off"},
+        Bad{"images: {allow: \"*\"}\n", ErrorCode::kInvalidArgument,
+            "images.allow: expected an array of strings"},
+        Bad{"images: {deny: [{pattern: \"x:*\"}]}\n", ErrorCode::kInvalidArgument,
+            "images.deny[0].reason: required"},
+        Bad{"images: {stock: {botocoreMin: latest}}\n", ErrorCode::kInvalidArgument,
+            "images.stock.botocoreMin: expected a version"},
+        Bad{"kuberay: {version: \"2.0\"}\n", ErrorCode::kUnsupported, "kuberay.version: KubeRay 2.0"},
+        Bad{"kuberay: {version: \"1.8\"}\n", ErrorCode::kUnsupported, "kuberay.version: KubeRay 1.8"},
+        Bad{"kuberay: {version: 1.6}\n", ErrorCode::kInvalidArgument,
+            "kuberay.version: expected a quoted string"},
+        Bad{"kuberay: {version: \"one\"}\n", ErrorCode::kInvalidArgument,
+            "kuberay.version: expected MAJOR.MINOR"},
+        Bad{"kuberay: {featureGates: {Other: true}}\n", ErrorCode::kInvalidArgument,
+            "kuberay.featureGates.Other: unknown key"},
+        Bad{"kuberay: {version: \"1.4\"}\n", ErrorCode::kInvalidArgument,
+            "lifecycle.mode: deletionRules needs KubeRay 1.5"},
+        Bad{"kuberay: {version: \"1.5\"}\n", ErrorCode::kInvalidArgument,
+            "lifecycle.mode: deletionRules needs KubeRay 1.5 or later with the RayJobDeletionPolicy "
+            "feature gate on (kuberay.version is 1.5, gate off)"},
+        Bad{"kuberay: {version: \"1.6\"}\nlifecycle: {mode: deletionPolicy}\n",
+            ErrorCode::kInvalidArgument, "lifecycle.mode: deletionPolicy needs KubeRay 1.3 or 1.4"},
+        Bad{"kuberay: {version: \"1.3\"}\nlifecycle: {mode: deletionPolicy}\n",
+            ErrorCode::kInvalidArgument, "lifecycle.mode: deletionPolicy needs"},
+        Bad{"kuberay: {version: \"1.1\"}\nlifecycle: {mode: operatorDeletesRayJob}\n",
+            ErrorCode::kInvalidArgument, "lifecycle.mode: operatorDeletesRayJob needs KubeRay 1.2"},
+        Bad{"kuberay: {version: \"1.2\", featureGates: {RayJobDeletionPolicy: true}}\n",
+            ErrorCode::kInvalidArgument, "kuberay.featureGates.RayJobDeletionPolicy: the gate does not exist"}));
+
+TEST(PolicyFile, HeaderErrors) {
+  Result<LoadedPolicy> p = decode_policy("apiVersion: v1\nkind: Policy\n");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message.rfind("apiVersion:", 0), 0u);
+  p = decode_policy("apiVersion: rayjob-guard.io/v1\nkind: Config\n");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().message.rfind("kind:", 0), 0u);
+  p = decode_policy("a: [\n");
+  ASSERT_FALSE(p.ok());
+  EXPECT_NE(p.error().message.find("line"), std::string::npos);
+  p = decode_policy("");
+  ASSERT_FALSE(p.ok());
+}
+
+TEST(PolicyFile, ValidModesPerVersion) {
+  auto ok = [](const std::string& body) {
+    Result<LoadedPolicy> p = decode_policy(std::string(kHeader) + body);
+    EXPECT_TRUE(p.ok()) << body << ": " << (p.ok() ? "" : p.error().message);
+    return p;
+  };
+  auto p13 = ok("kuberay: {version: \"1.3\", featureGates: {RayJobDeletionPolicy: true}}\n"
+                "lifecycle: {mode: deletionPolicy}\n");
+  auto p15 = ok("kuberay: {version: \"1.5\", featureGates: {RayJobDeletionPolicy: true}}\n");
+  auto p10 = ok("kuberay: {version: \"1.0\"}\nlifecycle: {mode: reaper}\n");
+  if (p10.ok()) {
+    EXPECT_FALSE(p10.value().config.kuberay.ray_job_deletion_policy_gate);
+  }
+  auto p12 = ok("kuberay: {version: \"1.2\"}\nlifecycle: {mode: operatorDeletesRayJob}\n");
+  auto p17 = ok("kuberay: {version: \"1.7\"}\n");
+  if (p17.ok()) {
+    EXPECT_TRUE(p17.value().config.kuberay.ray_job_deletion_policy_gate);
+  }
+}
+
+TEST(PolicyFile, HashIgnoresCommentsOrderAndSpelling) {
+  Result<LoadedPolicy> a = decode_policy(std::string(kHeader) +
+                                         "# a comment\nquota: {default: {requests.cpu: \"16\", pods: 20}}\n"
+                                         "rules: {image-pinned: warn}\n");
+  Result<LoadedPolicy> b = decode_policy("rules:\n  image-pinned: warn   # trailing\n"
+                                         "quota:\n  default:\n    pods: \"20\"\n    requests.cpu: 16000m\n"
+                                         "kind: Policy\napiVersion: rayjob-guard.io/v1\n");
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(a.value().hash, b.value().hash);
+  Result<LoadedPolicy> c = decode_policy(std::string(kHeader) +
+                                         "quota: {default: {requests.cpu: \"17\", pods: 20}}\n"
+                                         "rules: {image-pinned: warn}\n");
+  ASSERT_TRUE(c.ok());
+  EXPECT_NE(a.value().hash, c.value().hash);
+}
+
+TEST(PolicyFile, HashOfDefaultIsStable) {
+  Result<LoadedPolicy> a = decode_policy(default_policy_yaml());
+  Result<LoadedPolicy> b = decode_policy(default_policy_yaml());
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ(a.value().hash, b.value().hash);
+}
+
+TEST(PolicyFile, LoadMissingFileIsUnavailable) {
+  Result<LoadedPolicy> p = load_policy_file("does-not-exist/policy.yaml");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().code, ErrorCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace rjg::admission
