@@ -48,7 +48,8 @@ bool valid_registry(std::string_view r) {
     }
     const std::string_view rest = host.substr(close + 1);
     host = host.substr(1, close - 1);
-    if (host.empty() || host.find_first_not_of("0123456789abcdefABCDEF:.") != std::string_view::npos) {
+    if (host.empty() ||
+        host.find_first_not_of("0123456789abcdefABCDEF:.") != std::string_view::npos) {
       return false;
     }
     if (rest.empty()) {
@@ -71,12 +72,14 @@ bool valid_registry(std::string_view r) {
   std::size_t start = 0;
   while (true) {
     const std::size_t dot = host.find('.', start);
-    const std::string_view label = host.substr(start, dot == std::string_view::npos ? host.npos : dot - start);
+    const std::string_view label =
+        host.substr(start, dot == std::string_view::npos ? host.npos : dot - start);
     if (label.empty() || label.front() == '-' || label.back() == '-') {
       return false;
     }
     for (char c : label) {
-      const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+      const bool ok =
+          (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
       if (!ok) {
         return false;
       }
@@ -184,7 +187,8 @@ bool glob_from(std::string_view pattern, std::size_t p, std::string_view text, s
              (t < text.size() && text[t] != '/' && glob_from(pattern, p, text, t + 1, memo));
   } else if (t < text.size()) {
     std::size_t next = 0;
-    result = element_matches(pattern, p, text[t], next) && glob_from(pattern, next, text, t + 1, memo);
+    result =
+        element_matches(pattern, p, text[t], next) && glob_from(pattern, next, text, t + 1, memo);
   }
   slot = result ? 1 : 0;
   return result;
@@ -193,7 +197,8 @@ bool glob_from(std::string_view pattern, std::size_t p, std::string_view text, s
 void add_template(const PodTemplate& t, const std::string& spec_field, std::vector<ImageUse>& out) {
   for (std::size_t i = 0; i < t.containers.size(); ++i) {
     if (!t.containers[i].image.empty()) {
-      out.push_back({spec_field + ".containers[" + std::to_string(i) + "].image", t.containers[i].image});
+      out.push_back(
+          {spec_field + ".containers[" + std::to_string(i) + "].image", t.containers[i].image});
     }
   }
   for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
@@ -225,16 +230,20 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
     }
   }
   const std::size_t last_slash = name.rfind('/');
-  const std::size_t tag_colon = name.find(':', last_slash == std::string_view::npos ? 0 : last_slash + 1);
+  const std::size_t tag_colon =
+      name.find(':', last_slash == std::string_view::npos ? 0 : last_slash + 1);
   if (tag_colon != std::string_view::npos) {
     ref.tag = std::string(name.substr(tag_colon + 1));
     name = name.substr(0, tag_colon);
     if (ref.tag.empty() || ref.tag.size() > 128 || !is_word(ref.tag[0])) {
-      return invalid_argument("tag \"" + ref.tag + "\" is not valid (a letter, digit or _ first, at most 128 characters)");
+      return invalid_argument(
+          "tag \"" + ref.tag +
+          "\" is not valid (a letter, digit or _ first, at most 128 characters)");
     }
     for (char c : ref.tag) {
       if (!is_word(c) && c != '.' && c != '-') {
-        return invalid_argument("tag \"" + ref.tag + "\" may hold only letters, digits, '_', '.' and '-'");
+        return invalid_argument("tag \"" + ref.tag +
+                                "\" may hold only letters, digits, '_', '.' and '-'");
       }
     }
   }
@@ -260,8 +269,9 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
     const std::string_view component =
         path.substr(start, slash == std::string_view::npos ? path.npos : slash - start);
     if (!valid_path_component(component)) {
-      return invalid_argument("repository path component \"" + std::string(component) +
-                              "\" is not valid (lower-case letters and digits, joined by '.', '_', '__' or '-')");
+      return invalid_argument(
+          "repository path component \"" + std::string(component) +
+          "\" is not valid (lower-case letters and digits, joined by '.', '_', '__' or '-')");
     }
     if (slash == std::string_view::npos) {
       break;
@@ -327,16 +337,19 @@ std::vector<ImageUse> images_that_run(const RayJob& job) {
     add_template(rc.head.pod_template, "spec.rayClusterSpec.headGroupSpec.template.spec", out);
     for (std::size_t i = 0; i < rc.worker_groups.size(); ++i) {
       add_template(rc.worker_groups[i].pod_template,
-                   "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].template.spec", out);
+                   "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].template.spec",
+                   out);
     }
   }
   if (spec.submitter_pod_template && spec.submission_mode.value_or("K8sJobMode") == "K8sJobMode") {
     add_template(*spec.submitter_pod_template, "spec.submitterPodTemplate.spec", out);
   }
   if (spec.ray_cluster_spec && spec.ray_cluster_spec->enable_in_tree_autoscaling.value_or(false) &&
-      spec.ray_cluster_spec->autoscaler_options && spec.ray_cluster_spec->autoscaler_options->image &&
+      spec.ray_cluster_spec->autoscaler_options &&
+      spec.ray_cluster_spec->autoscaler_options->image &&
       !spec.ray_cluster_spec->autoscaler_options->image->empty()) {
-    out.push_back({"spec.rayClusterSpec.autoscalerOptions.image", *spec.ray_cluster_spec->autoscaler_options->image});
+    out.push_back({"spec.rayClusterSpec.autoscalerOptions.image",
+                   *spec.ray_cluster_spec->autoscaler_options->image});
   }
   return out;
 }

@@ -278,7 +278,8 @@ std::optional<Pep440Version> parse_pep440(std::string_view text) {
     }
     v.release.push_back(*n);
   }
-  // Longer spellings first so that "rc" is not read as "r" (a post spelling) and "alpha" not as "a".
+  // Longer spellings first so that "rc" is not read as "r" (a post spelling) and "alpha" not as
+  // "a".
   const int pre = read_word(s, pos, {"alpha", "beta", "preview", "pre", "rc", "a", "b", "c"});
   if (pre >= 0) {
     static constexpr int kPhase[] = {0, 1, 2, 2, 2, 0, 1, 2};

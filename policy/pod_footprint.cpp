@@ -125,9 +125,9 @@ void add_template(PodBuilder& pod, const PodTemplate& t, const std::string& spec
                   std::vector<QuantityError>& errors) {
   for (std::size_t i = 0; i < t.containers.size(); ++i) {
     const Container& c = t.containers[i];
-    pod.add_app(container_resources(
-        c.requests, c.limits, spec_field + ".containers[" + std::to_string(i) + "].resources",
-        errors));
+    pod.add_app(container_resources(c.requests, c.limits,
+                                    spec_field + ".containers[" + std::to_string(i) + "].resources",
+                                    errors));
   }
   for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
     const Container& c = t.init_containers[i];
@@ -148,8 +148,7 @@ PodResources default_submitter_container() {
 // The autoscaler sidecar: KubeRay's defaults, or autoscalerOptions.resources replacing them
 // wholesale (requests and limits together), as KubeRay's BuildAutoscalerContainer does.
 PodResources autoscaler_container(const RayClusterSpec& rc, std::vector<QuantityError>& errors) {
-  if (rc.autoscaler_options &&
-      (rc.autoscaler_options->requests || rc.autoscaler_options->limits)) {
+  if (rc.autoscaler_options && (rc.autoscaler_options->requests || rc.autoscaler_options->limits)) {
     return container_resources(rc.autoscaler_options->requests, rc.autoscaler_options->limits,
                                "spec.rayClusterSpec.autoscalerOptions.resources", errors);
   }
@@ -188,10 +187,17 @@ std::int64_t worker_replicas(const WorkerGroup& g, bool autoscaling) {
 
 bool is_supported_quota_key(std::string_view key) {
   static constexpr std::string_view kFixed[] = {
-      "pods",          "count/pods",      "cpu",
-      "memory",        "ephemeral-storage", "requests.cpu",
-      "requests.memory", "requests.ephemeral-storage", "limits.cpu",
-      "limits.memory", "limits.ephemeral-storage",
+      "pods",
+      "count/pods",
+      "cpu",
+      "memory",
+      "ephemeral-storage",
+      "requests.cpu",
+      "requests.memory",
+      "requests.ephemeral-storage",
+      "limits.cpu",
+      "limits.memory",
+      "limits.ephemeral-storage",
   };
   for (std::string_view k : kFixed) {
     if (k == key) {
@@ -262,9 +268,8 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
       part.field = "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "]";
       part.worker_index = static_cast<int>(i);
       part.autoscaling = autoscaling;
-      part.unbounded_max_replicas =
-          autoscaling && !g.suspend.value_or(false) &&
-          g.max_replicas.value_or(kCrdMaxReplicas) >= kCrdMaxReplicas;
+      part.unbounded_max_replicas = autoscaling && !g.suspend.value_or(false) &&
+                                    g.max_replicas.value_or(kCrdMaxReplicas) >= kCrdMaxReplicas;
       const std::int64_t hosts = std::max<std::int64_t>(0, g.num_of_hosts.value_or(1));
       part.pods = saturating_mul(worker_replicas(g, autoscaling), hosts);
       part.counted_pods = part.pods;
@@ -284,7 +289,8 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
     // The submitter Job keeps its failed pods (restartPolicy Never) until the Job is deleted, so
     // count/pods may hold one pod per attempt: submitterConfig.backoffLimit (KubeRay's default
     // 2) retries plus the first try. OnFailure restarts the container in place instead.
-    const std::int64_t retries = std::max<std::int64_t>(0, spec.submitter_backoff_limit.value_or(2));
+    const std::int64_t retries =
+        std::max<std::int64_t>(0, spec.submitter_backoff_limit.value_or(2));
     sub.counted_pods = retries == std::numeric_limits<std::int64_t>::max() ? retries : retries + 1;
     if (spec.submitter_pod_template) {
       sub.field = "spec.submitterPodTemplate";
@@ -292,8 +298,7 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
         sub.counted_pods = 1;
       }
       PodBuilder spod;
-      add_template(spod, *spec.submitter_pod_template, "spec.submitterPodTemplate.spec",
-                   fp.errors);
+      add_template(spod, *spec.submitter_pod_template, "spec.submitterPodTemplate.spec", fp.errors);
       sub.per_pod = spod.effective();
     } else {
       sub.field = "spec";

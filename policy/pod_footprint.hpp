@@ -67,8 +67,10 @@ struct FootprintPart {
 // A quantity Kubernetes would not accept, found while computing the footprint. It contributes
 // nothing to the totals.
 struct QuantityError {
-  std::string field;  // e.g. "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[1].resources.limits.memory"
-  std::string text;   // the quantity as written
+  std::string
+      field;  // e.g.
+              // "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[1].resources.limits.memory"
+  std::string text;  // the quantity as written
 };
 
 struct PodFootprint {

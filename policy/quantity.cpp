@@ -102,10 +102,9 @@ std::optional<Suffix> interpret(std::string_view suffix) {
     int exponent;
   };
   static constexpr Entry kTable[] = {
-      {"n", 10, -9}, {"u", 10, -6}, {"m", 10, -3}, {"", 10, 0},    {"k", 10, 3},
-      {"M", 10, 6},  {"G", 10, 9},  {"T", 10, 12}, {"P", 10, 15},  {"E", 10, 18},
-      {"Ki", 2, 10}, {"Mi", 2, 20}, {"Gi", 2, 30}, {"Ti", 2, 40},  {"Pi", 2, 50},
-      {"Ei", 2, 60},
+      {"n", 10, -9}, {"u", 10, -6}, {"m", 10, -3}, {"", 10, 0},   {"k", 10, 3},  {"M", 10, 6},
+      {"G", 10, 9},  {"T", 10, 12}, {"P", 10, 15}, {"E", 10, 18}, {"Ki", 2, 10}, {"Mi", 2, 20},
+      {"Gi", 2, 30}, {"Ti", 2, 40}, {"Pi", 2, 50}, {"Ei", 2, 60},
   };
   for (const Entry& e : kTable) {
     if (e.text == suffix) {
@@ -264,9 +263,8 @@ std::optional<Quantity> Quantity::parse(std::string_view text) {
   std::string digit_text(p.num);
   digit_text.append(p.denom);
   const long long decimal_exponent = (suffix->base == 10 ? suffix->exponent : 0) - denom_len + 9;
-  const __int128 nanos =
-      slow_path_nanos(digit_text, suffix->base == 2 ? static_cast<int>(suffix->exponent) : 0,
-                      decimal_exponent);
+  const __int128 nanos = slow_path_nanos(
+      digit_text, suffix->base == 2 ? static_cast<int>(suffix->exponent) : 0, decimal_exponent);
   return from_nanos(p.positive ? nanos : -nanos);
 }
 
@@ -291,7 +289,8 @@ std::string Quantity::to_string() const {
     return "0";
   }
   const bool negative = nanos_ < 0;
-  const u128 magnitude = negative ? static_cast<u128>(-(nanos_ + 1)) + 1 : static_cast<u128>(nanos_);
+  const u128 magnitude =
+      negative ? static_cast<u128>(-(nanos_ + 1)) + 1 : static_cast<u128>(nanos_);
   std::string sign = negative ? "-" : "";
   constexpr u128 kPerUnit = kNanosPerUnit;
   if (magnitude % kPerUnit == 0) {

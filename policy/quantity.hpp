@@ -34,8 +34,12 @@ class Quantity {
     q.nanos_ = nanos;
     return q;
   }
-  static Quantity from_units(long long units) { return from_nanos(static_cast<__int128>(units) * 1'000'000'000); }
-  static Quantity from_millis(long long millis) { return from_nanos(static_cast<__int128>(millis) * 1'000'000); }
+  static Quantity from_units(long long units) {
+    return from_nanos(static_cast<__int128>(units) * 1'000'000'000);
+  }
+  static Quantity from_millis(long long millis) {
+    return from_nanos(static_cast<__int128>(millis) * 1'000'000);
+  }
 
   __int128 nanos() const { return nanos_; }
   bool is_zero() const { return nanos_ == 0; }

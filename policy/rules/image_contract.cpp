@@ -44,8 +44,8 @@ struct StockVerdict {
 };
 
 StockVerdict judge_runtime_env(const RuntimeEnv& env, const ImagesConfig& images) {
-  const std::string pin_hint = "\"boto3>=" + images.boto3_min + "\" or \"botocore>=" +
-                               images.botocore_min + "\"";
+  const std::string pin_hint =
+      "\"boto3>=" + images.boto3_min + "\" or \"botocore>=" + images.botocore_min + "\"";
   if (env.parse == RuntimeEnv::Parse::kInvalid || env.parse == RuntimeEnv::Parse::kNotMapping) {
     return {false, false, "runtimeEnvYAML is not a YAML mapping, so it pins nothing"};
   }
@@ -73,11 +73,13 @@ StockVerdict judge_runtime_env(const RuntimeEnv& env, const ImagesConfig& images
     case RuntimeEnv::PipForm::kRequirementsPath:
       return {false, false,
               "runtimeEnvYAML pip names a requirements file, which cannot be verified at "
-              "admission; use the list form, e.g. pip: [" + pin_hint + "]"};
+              "admission; use the list form, e.g. pip: [" +
+                  pin_hint + "]"};
     case RuntimeEnv::PipForm::kMalformed:
       return {false, false,
               "runtimeEnvYAML pip is neither a list, a {packages: [...]} mapping nor a path; use "
-              "the list form, e.g. pip: [" + pin_hint + "]"};
+              "the list form, e.g. pip: [" +
+                  pin_hint + "]"};
     case RuntimeEnv::PipForm::kList:
     case RuntimeEnv::PipForm::kPackages:
       break;
@@ -116,7 +118,8 @@ StockVerdict judge_runtime_env(const RuntimeEnv& env, const ImagesConfig& images
   }
   return {false, false,
           "runtimeEnvYAML pip does not guarantee either floor (a bare name, an upper bound or a "
-          "lower floor does not); add " + pin_hint + " to runtimeEnvYAML pip"};
+          "lower floor does not); add " +
+              pin_hint + " to runtimeEnvYAML pip"};
 }
 
 }  // namespace
@@ -147,18 +150,19 @@ void check_image_contract(const RuleContext& ctx, Findings& out) {
       if (stock->ok) {
         continue;
       }
-      message = quoted + " is a stock Ray image whose botocore may not reach EKS Pod Identity, and " +
-                stock->problem + "; " +
-                (stock->s3 ? contract : "or " + contract);
+      message = quoted +
+                " is a stock Ray image whose botocore may not reach EKS Pod Identity, and " +
+                stock->problem + "; " + (stock->s3 ? contract : "or " + contract);
     } else {
       message = quoted + " matches no allowed image pattern; " + contract;
       if (!images.stock_patterns.empty()) {
-        message += ", or a stock Ray image (" + join(images.stock_patterns) + ") with \"boto3>=" +
-                   images.boto3_min + "\" or \"botocore>=" + images.botocore_min +
-                   "\" in runtimeEnvYAML pip";
+        message += ", or a stock Ray image (" + join(images.stock_patterns) +
+                   ") with \"boto3>=" + images.boto3_min +
+                   "\" or \"botocore>=" + images.botocore_min + "\" in runtimeEnvYAML pip";
       }
     }
-    out.push_back({RuleId::kImageContract, Finding::Kind::kViolation, use.field, std::move(message)});
+    out.push_back(
+        {RuleId::kImageContract, Finding::Kind::kViolation, use.field, std::move(message)});
   }
 }
 

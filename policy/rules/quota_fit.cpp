@@ -60,12 +60,13 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
     limits = &quota.default_limits;
     source = "default quota (namespace \"" + ns + "\" has no entry)";
   } else {
-    out.push_back({RuleId::kQuotaFit, Finding::Kind::kViolation, "metadata.namespace",
-                   "namespace \"" + ns +
-                       "\" has no entry in the policy's quota.namespaces and quota.unknownNamespace "
-                       "is deny, so the RayJob's footprint cannot be checked; create the RayJob in "
-                       "a tenant namespace that has a quota entry, or ask the platform team to add "
-                       "one"});
+    out.push_back(
+        {RuleId::kQuotaFit, Finding::Kind::kViolation, "metadata.namespace",
+         "namespace \"" + ns +
+             "\" has no entry in the policy's quota.namespaces and quota.unknownNamespace "
+             "is deny, so the RayJob's footprint cannot be checked; create the RayJob in "
+             "a tenant namespace that has a quota entry, or ask the platform team to add "
+             "one"});
     return;
   }
 
@@ -90,8 +91,8 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
                      [](const auto& a, const auto& b) { return b.first < a.first; });
     std::string breakdown;
     for (std::size_t i = 0; i < contributors.size() && i < 3; ++i) {
-      breakdown += (i == 0 ? "" : ", ") + describe(*contributors[i].second, canonical,
-                                                   contributors[i].first);
+      breakdown += (i == 0 ? "" : ", ") +
+                   describe(*contributors[i].second, canonical, contributors[i].first);
     }
     if (contributors.size() > 3) {
       breakdown += ", and " + std::to_string(contributors.size() - 3) + " more";
@@ -115,8 +116,10 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
       advice = "lower replicas, maxReplicas (with autoscaling) or numOfHosts of the worker groups";
     } else {
       const auto [list, resource] = split_key(canonical);
-      advice = "lower replicas, maxReplicas (with autoscaling) or numOfHosts, or the containers' "
-               "resources." + list + "." + resource;
+      advice =
+          "lower replicas, maxReplicas (with autoscaling) or numOfHosts, or the containers' "
+          "resources." +
+          list + "." + resource;
     }
     const std::string shown_key = key == canonical ? key : key + " (" + canonical + ")";
     out.push_back({RuleId::kQuotaFit, Finding::Kind::kViolation, field,

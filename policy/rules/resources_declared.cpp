@@ -59,8 +59,9 @@ void check_block(const std::string& what, const std::optional<ResourceList>& req
     for (const auto& [name, text] : **list) {
       if (!Quantity::parse(text)) {
         report(out, resources_field + "." + which + "." + name,
-               what + ": \"" + text + "\" is not a Kubernetes quantity; write it like \"2\", \"500m\", "
-               "\"8Gi\" or \"1e3\" (no spaces, units Ki Mi Gi Ti or k M G T, m for milli)");
+               what + ": \"" + text +
+                   "\" is not a Kubernetes quantity; write it like \"2\", \"500m\", "
+                   "\"8Gi\" or \"1e3\" (no spaces, units Ki Mi Gi Ti or k M G T, m for milli)");
       }
     }
   }
@@ -68,8 +69,10 @@ void check_block(const std::string& what, const std::optional<ResourceList>& req
   const bool has_limits = limits && !limits->empty();
   if (!has_requests && !has_limits) {
     report(out, resources_field,
-           what + " sets no resources; set resources.requests.cpu, resources.requests.memory, "
-           "resources.limits.cpu and resources.limits.memory; " + kWhy);
+           what +
+               " sets no resources; set resources.requests.cpu, resources.requests.memory, "
+               "resources.limits.cpu and resources.limits.memory; " +
+               kWhy);
     return;
   }
   std::vector<std::string> missing_requests;
@@ -94,11 +97,12 @@ void check_block(const std::string& what, const std::optional<ResourceList>& req
     const std::string field = missing_requests.size() == 1 && has_requests
                                   ? resources_field + ".requests." + missing_requests[0]
                                   : resources_field + ".requests";
-    report(out, field,
-           what + " sets no " + join_names(missing_requests) + " request; set " +
-               join_fields(missing_requests, "requests") +
-               " (a ResourceQuota on requests.* refuses pods without them; the policy requires them "
-               "written even where Kubernetes would copy the limit)");
+    report(
+        out, field,
+        what + " sets no " + join_names(missing_requests) + " request; set " +
+            join_fields(missing_requests, "requests") +
+            " (a ResourceQuota on requests.* refuses pods without them; the policy requires them "
+            "written even where Kubernetes would copy the limit)");
   }
   if (!missing_limits.empty()) {
     const std::string field = missing_limits.size() == 1 && has_limits
@@ -136,20 +140,22 @@ void check_resources_declared(const RuleContext& ctx, Findings& out) {
   const RayJobSpec& spec = ctx.job.spec;
   if (spec.ray_cluster_spec) {
     const RayClusterSpec& rc = *spec.ray_cluster_spec;
-    check_template(rc.head.pod_template, "spec.rayClusterSpec.headGroupSpec.template.spec", "", out);
+    check_template(rc.head.pod_template, "spec.rayClusterSpec.headGroupSpec.template.spec", "",
+                   out);
     for (std::size_t i = 0; i < rc.worker_groups.size(); ++i) {
-      check_template(rc.worker_groups[i].pod_template,
-                     "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].template.spec",
-                     "", out);
+      check_template(
+          rc.worker_groups[i].pod_template,
+          "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].template.spec", "", out);
     }
     // KubeRay's autoscaler defaults set everything; an override replaces them wholesale.
     const bool autoscaling = rc.enable_in_tree_autoscaling.value_or(false);
     if (autoscaling && rc.autoscaler_options &&
         (rc.autoscaler_options->requests || rc.autoscaler_options->limits)) {
-      check_block("the autoscaler container (autoscalerOptions.resources replaces KubeRay's "
-                  "defaults)",
-                  rc.autoscaler_options->requests, rc.autoscaler_options->limits,
-                  "spec.rayClusterSpec.autoscalerOptions.resources", out);
+      check_block(
+          "the autoscaler container (autoscalerOptions.resources replaces KubeRay's "
+          "defaults)",
+          rc.autoscaler_options->requests, rc.autoscaler_options->limits,
+          "spec.rayClusterSpec.autoscalerOptions.resources", out);
     }
   }
   // KubeRay uses a submitterPodTemplate verbatim, without default resources, and only in

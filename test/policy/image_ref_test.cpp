@@ -151,7 +151,8 @@ TEST(ImageRef, ListsTheImagesThatRun) {
   j.spec.ray_cluster_spec->worker_groups[0].pod_template.containers.push_back(
       Container{"noimage", "", std::nullopt, std::nullopt});
   PodTemplate sub;
-  sub.containers.push_back(testing::ray_container("sub", "quay.io/kuberay/submitter:v1.5.1", "1", "1Gi"));
+  sub.containers.push_back(
+      testing::ray_container("sub", "quay.io/kuberay/submitter:v1.5.1", "1", "1Gi"));
   j.spec.submitter_pod_template = sub;
   AutoscalerOptions o;
   o.image = "rayproject/ray:2.52.0";
@@ -160,9 +161,11 @@ TEST(ImageRef, ListsTheImagesThatRun) {
   std::vector<ImageUse> uses = images_that_run(j);
   ASSERT_EQ(uses.size(), 4u);  // autoscaler image unused while autoscaling is off
   EXPECT_EQ(uses[0].field, "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image");
-  EXPECT_EQ(uses[1].field, "spec.rayClusterSpec.headGroupSpec.template.spec.initContainers[0].image");
+  EXPECT_EQ(uses[1].field,
+            "spec.rayClusterSpec.headGroupSpec.template.spec.initContainers[0].image");
   EXPECT_EQ(uses[1].image, "busybox:1.36");
-  EXPECT_EQ(uses[2].field, "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].image");
+  EXPECT_EQ(uses[2].field,
+            "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].image");
   EXPECT_EQ(uses[3].field, "spec.submitterPodTemplate.spec.containers[0].image");
 
   j.spec.ray_cluster_spec->enable_in_tree_autoscaling = true;

@@ -24,17 +24,40 @@ TEST(PipRequirement, ParsesItems) {
       {"boto3>=1.35.0", Kind::kPackage, "boto3", {}, {{">=", "1.35.0"}}, false},
       {"  Boto3 >= 1.35.0 ", Kind::kPackage, "boto3", {}, {{">=", "1.35.0"}}, false},
       {"requests==2.26.0", Kind::kPackage, "requests", {}, {{"==", "2.26.0"}}, false},
-      {"botocore>=1.34.41,<2", Kind::kPackage, "botocore", {}, {{">=", "1.34.41"}, {"<", "2"}}, false},
-      {"boto3[crt]~=1.35.0; python_version >= '3.8'", Kind::kPackage, "boto3", {"crt"},
-       {{"~=", "1.35.0"}}, true},
-      {"Foo_Bar.baz[Extra_One, two]>1", Kind::kPackage, "foo-bar-baz", {"extra-one", "two"},
-       {{">", "1"}}, false},
+      {"botocore>=1.34.41,<2",
+       Kind::kPackage,
+       "botocore",
+       {},
+       {{">=", "1.34.41"}, {"<", "2"}},
+       false},
+      {"boto3[crt]~=1.35.0; python_version >= '3.8'",
+       Kind::kPackage,
+       "boto3",
+       {"crt"},
+       {{"~=", "1.35.0"}},
+       true},
+      {"Foo_Bar.baz[Extra_One, two]>1",
+       Kind::kPackage,
+       "foo-bar-baz",
+       {"extra-one", "two"},
+       {{">", "1"}},
+       false},
       {"boto3 (>=1.35.0)", Kind::kPackage, "boto3", {}, {{">=", "1.35.0"}}, false},
       {"boto3===1.35.0", Kind::kPackage, "boto3", {}, {{"===", "1.35.0"}}, false},
-      {"boto3!=1.35.1,<=1.40", Kind::kPackage, "boto3", {}, {{"!=", "1.35.1"}, {"<=", "1.40"}}, false},
+      {"boto3!=1.35.1,<=1.40",
+       Kind::kPackage,
+       "boto3",
+       {},
+       {{"!=", "1.35.1"}, {"<=", "1.40"}},
+       false},
       {"boto3==1.35.*", Kind::kPackage, "boto3", {}, {{"==", "1.35.*"}}, false},
       {"boto3", Kind::kPackage, "boto3", {}, {}, false},
-      {"-f https://storage.googleapis.com/jax-releases/libtpu_releases.html", Kind::kOption, "", {}, {}, false},
+      {"-f https://storage.googleapis.com/jax-releases/libtpu_releases.html",
+       Kind::kOption,
+       "",
+       {},
+       {},
+       false},
       {"--index-url https://example.org/simple", Kind::kOption, "", {}, {}, false},
       {"boto3 @ https://example.org/boto3-1.35.0-py3-none-any.whl", Kind::kUrl, "", {}, {}, false},
       {"git+https://github.com/boto/boto3", Kind::kUrl, "", {}, {}, false},
@@ -79,9 +102,9 @@ TEST(PipRequirement, RefusesMalformedItems) {
 TEST(PipRequirement, OrdersPep440Versions) {
   // Each version sorts strictly after the previous one.
   const std::vector<const char*> ascending = {
-      "1.0.dev0", "1.0a1.dev1", "1.0a1", "1.0alpha2", "1.0b1", "1.0c1", "1.0rc2", "1.0",
-      "1.0.post1.dev1", "1.0.post1", "1.0-2", "1.0.1", "1.2", "1.10", "1.34.40", "1.34.41",
-      "1.35.0rc1", "1.35.0", "2!0.1",
+      "1.0.dev0", "1.0a1.dev1",     "1.0a1",     "1.0alpha2", "1.0b1", "1.0c1", "1.0rc2",
+      "1.0",      "1.0.post1.dev1", "1.0.post1", "1.0-2",     "1.0.1", "1.2",   "1.10",
+      "1.34.40",  "1.34.41",        "1.35.0rc1", "1.35.0",    "2!0.1",
   };
   for (std::size_t i = 1; i < ascending.size(); ++i) {
     const auto a = parse_pep440(ascending[i - 1]);
@@ -91,8 +114,9 @@ TEST(PipRequirement, OrdersPep440Versions) {
     EXPECT_GT(compare_versions(*b, *a), 0) << ascending[i] << " > " << ascending[i - 1];
   }
   const std::vector<std::pair<const char*, const char*>> equal = {
-      {"1.35", "1.35.0"}, {"v1.35.0", "1.35.0"}, {"1.0RC1", "1.0rc1"}, {"1.0-preview1", "1.0rc1"},
-      {"1.0+local.1", "1.0"}, {"1.0.post", "1.0.post0"}, {"1.0-r1", "1.0.post1"},
+      {"1.35", "1.35.0"},         {"v1.35.0", "1.35.0"},  {"1.0RC1", "1.0rc1"},
+      {"1.0-preview1", "1.0rc1"}, {"1.0+local.1", "1.0"}, {"1.0.post", "1.0.post0"},
+      {"1.0-r1", "1.0.post1"},
   };
   for (const auto& [a, b] : equal) {
     const auto va = parse_pep440(a);
@@ -111,17 +135,28 @@ std::vector<VersionSpecifier> specs_of(const char* item) {
 
 TEST(PipRequirement, GuaranteesAFloor) {
   const std::vector<std::pair<const char*, bool>> rows = {
-      {"boto3>=1.35.0", true},          {"boto3>=1.35", true},
-      {"boto3>=1.36.2", true},          {"boto3==1.35.0", true},
-      {"boto3==1.40.3", true},          {"boto3===1.35.0", true},
-      {"boto3>1.35.0", true},           {"boto3>1.34.99", false},
-      {"boto3~=1.35.0", true},          {"boto3~=1.34", false},
-      {"boto3==1.35.*", true},          {"boto3==1.34.*", false},
-      {"boto3>=1.34.41", false},        {"boto3>=1.35.0rc1", false},
-      {"boto3>=1.35.0.post1", true},    {"boto3", false},
-      {"boto3<2", false},               {"boto3<=1.40", false},
-      {"boto3!=1.0", false},            {"boto3>=1.26,<2", false},
-      {"boto3>=1.26,>=1.35.0", true},   {"boto3>=1.35.0,<1.36", true},
+      {"boto3>=1.35.0", true},
+      {"boto3>=1.35", true},
+      {"boto3>=1.36.2", true},
+      {"boto3==1.35.0", true},
+      {"boto3==1.40.3", true},
+      {"boto3===1.35.0", true},
+      {"boto3>1.35.0", true},
+      {"boto3>1.34.99", false},
+      {"boto3~=1.35.0", true},
+      {"boto3~=1.34", false},
+      {"boto3==1.35.*", true},
+      {"boto3==1.34.*", false},
+      {"boto3>=1.34.41", false},
+      {"boto3>=1.35.0rc1", false},
+      {"boto3>=1.35.0.post1", true},
+      {"boto3", false},
+      {"boto3<2", false},
+      {"boto3<=1.40", false},
+      {"boto3!=1.0", false},
+      {"boto3>=1.26,<2", false},
+      {"boto3>=1.26,>=1.35.0", true},
+      {"boto3>=1.35.0,<1.36", true},
       {"boto3>=garbage", false},
   };
   for (const auto& [item, want] : rows) {
@@ -132,14 +167,11 @@ TEST(PipRequirement, GuaranteesAFloor) {
 
 TEST(PipRequirement, DetectsCapsBelowTheFloor) {
   const std::vector<std::pair<const char*, bool>> rows = {
-      {"botocore==1.29.76", true},   {"botocore==1.34.41", false},
-      {"botocore<1.34.41", true},    {"botocore<1.34.42", false},
-      {"botocore<=1.34.40", true},   {"botocore<=1.34.41", false},
-      {"botocore~=1.29.0", true},    {"botocore~=1.34.0", false},
-      {"botocore~=1.29", false},     {"botocore==1.29.*", true},
-      {"botocore==1.34.*", false},   {"botocore>=1.0", false},
-      {"botocore", false},           {"botocore!=1.34.41", false},
-      {"botocore===1.29.0", true},
+      {"botocore==1.29.76", true}, {"botocore==1.34.41", false}, {"botocore<1.34.41", true},
+      {"botocore<1.34.42", false}, {"botocore<=1.34.40", true},  {"botocore<=1.34.41", false},
+      {"botocore~=1.29.0", true},  {"botocore~=1.34.0", false},  {"botocore~=1.29", false},
+      {"botocore==1.29.*", true},  {"botocore==1.34.*", false},  {"botocore>=1.0", false},
+      {"botocore", false},         {"botocore!=1.34.41", false}, {"botocore===1.29.0", true},
   };
   for (const auto& [item, want] : rows) {
     EXPECT_EQ(caps_below(specs_of(item), "1.34.41"), want) << item;

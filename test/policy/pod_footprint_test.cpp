@@ -29,22 +29,32 @@ struct Row {
   std::vector<Expect> expect;
 };
 
-WorkerGroup& worker(RayJob& j, std::size_t i = 0) { return j.spec.ray_cluster_spec->worker_groups[i]; }
+WorkerGroup& worker(RayJob& j, std::size_t i = 0) {
+  return j.spec.ray_cluster_spec->worker_groups[i];
+}
 Container& head(RayJob& j) { return j.spec.ray_cluster_spec->head.pod_template.containers[0]; }
 
 TEST(PodFootprint, ComputesWorstCaseTotals) {
   const std::vector<Row> rows = {
       {"compliant: head 1/2Gi, 2 workers 2/4Gi, default submitter 500m/200Mi (1/1Gi limits)",
        [](RayJob&) {},
-       {{"requests.cpu", "5500m"}, {"cpu", "5500m"}, {"limits.cpu", "6"},
-        {"requests.memory", "10440Mi"}, {"memory", "10440Mi"}, {"limits.memory", "11Gi"},
-        {"pods", "4"}, {"count/pods", "6"}, {"requests.nvidia.com/gpu", "0"}}},
+       {{"requests.cpu", "5500m"},
+        {"cpu", "5500m"},
+        {"limits.cpu", "6"},
+        {"requests.memory", "10440Mi"},
+        {"memory", "10440Mi"},
+        {"limits.memory", "11Gi"},
+        {"pods", "4"},
+        {"count/pods", "6"},
+        {"requests.nvidia.com/gpu", "0"}}},
       {"autoscaling counts maxReplicas and the 500m/512Mi sidecar",
        [](RayJob& j) {
          j.spec.ray_cluster_spec->enable_in_tree_autoscaling = true;
          worker(j).max_replicas = 5;
        },
-       {{"requests.cpu", "12"}, {"limits.cpu", "12500m"}, {"pods", "7"},
+       {{"requests.cpu", "12"},
+        {"limits.cpu", "12500m"},
+        {"pods", "7"},
         {"limits.memory", "24064Mi"}}},
       {"autoscalerOptions.resources replaces the sidecar defaults wholesale",
        [](RayJob& j) {
@@ -176,8 +186,10 @@ TEST(PodFootprint, ComputesWorstCaseTotals) {
          (*worker(j).pod_template.containers[0].limits)["nvidia.com/gpu"] = "1";
          (*head(j).requests)["ephemeral-storage"] = "10Gi";
        },
-       {{"requests.nvidia.com/gpu", "2"}, {"limits.nvidia.com/gpu", "2"},
-        {"requests.ephemeral-storage", "10Gi"}, {"ephemeral-storage", "10Gi"}}},
+       {{"requests.nvidia.com/gpu", "2"},
+        {"limits.nvidia.com/gpu", "2"},
+        {"requests.ephemeral-storage", "10Gi"},
+        {"ephemeral-storage", "10Gi"}}},
       {"two worker groups add up",
        [](RayJob& j) {
          WorkerGroup g = worker(j);
@@ -235,8 +247,8 @@ TEST(PodFootprint, BreaksDownByPart) {
   worker(j).max_replicas = 4;
   const PodFootprint big = compute_pod_footprint(j);
   EXPECT_EQ(big.parts[1].pods, std::numeric_limits<std::int64_t>::max());
-  EXPECT_EQ(big.amount("pods"),
-            Quantity::from_units(std::numeric_limits<std::int64_t>::max()) + Quantity::from_units(2));
+  EXPECT_EQ(big.amount("pods"), Quantity::from_units(std::numeric_limits<std::int64_t>::max()) +
+                                    Quantity::from_units(2));
 }
 
 TEST(PodFootprint, ReportsUnparseableQuantitiesAndSkipsThem) {
@@ -253,7 +265,8 @@ TEST(PodFootprint, ReportsUnparseableQuantitiesAndSkipsThem) {
             "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].resources.requests.cpu");
   EXPECT_EQ(fp.errors[0].text, "one");
   EXPECT_EQ(fp.errors[1].field,
-            "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits.memory");
+            "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.limits."
+            "memory");
   EXPECT_EQ(fp.errors[2].field,
             "spec.submitterPodTemplate.spec.initContainers[0].resources.requests.cpu");
   // The bad head request is not replaced by the limit: it is skipped.

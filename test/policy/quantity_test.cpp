@@ -37,47 +37,114 @@ std::string nanos_text(__int128 v) { return Quantity::from_nanos(v).to_string();
 
 TEST(Quantity, ParsesKubernetesValidTable) {
   const std::vector<ValidCase> table = {
-      {"0", 0}, {"0n", 0}, {"0u", 0}, {"0m", 0}, {"0Ki", 0}, {"0k", 0}, {"0Mi", 0}, {"0M", 0},
-      {"0Gi", 0}, {"0G", 0}, {"0Ti", 0}, {"0T", 0},
+      {"0", 0},
+      {"0n", 0},
+      {"0u", 0},
+      {"0m", 0},
+      {"0Ki", 0},
+      {"0k", 0},
+      {"0Mi", 0},
+      {"0M", 0},
+      {"0Gi", 0},
+      {"0G", 0},
+      {"0Ti", 0},
+      {"0T", 0},
       {"1", dec(1, 0)},
       // Binary suffixes.
-      {"1Ki", dec(1024, 0)}, {"8Ki", dec(8 * 1024, 0)}, {"7Mi", dec(7LL << 20, 0)},
-      {"6Gi", dec(6LL << 30, 0)}, {"5Ti", dec(5LL << 40, 0)}, {"4Pi", dec(4LL << 50, 0)},
-      {"3Ei", dec(3LL << 60, 0)}, {"10Ti", dec(10LL << 40, 0)}, {"100Ti", dec(100LL << 40, 0)},
+      {"1Ki", dec(1024, 0)},
+      {"8Ki", dec(8 * 1024, 0)},
+      {"7Mi", dec(7LL << 20, 0)},
+      {"6Gi", dec(6LL << 30, 0)},
+      {"5Ti", dec(5LL << 40, 0)},
+      {"4Pi", dec(4LL << 50, 0)},
+      {"3Ei", dec(3LL << 60, 0)},
+      {"10Ti", dec(10LL << 40, 0)},
+      {"100Ti", dec(100LL << 40, 0)},
       // Decimal suffixes.
-      {"5n", dec(5, -9)}, {"4u", dec(4, -6)}, {"3m", dec(3, -3)}, {"9", dec(9, 0)},
-      {"8k", dec(8, 3)}, {"50k", dec(5, 4)}, {"7M", dec(7, 6)}, {"6G", dec(6, 9)},
-      {"5T", dec(5, 12)}, {"40T", dec(4, 13)}, {"300T", dec(3, 14)}, {"2P", dec(2, 15)},
+      {"5n", dec(5, -9)},
+      {"4u", dec(4, -6)},
+      {"3m", dec(3, -3)},
+      {"9", dec(9, 0)},
+      {"8k", dec(8, 3)},
+      {"50k", dec(5, 4)},
+      {"7M", dec(7, 6)},
+      {"6G", dec(6, 9)},
+      {"5T", dec(5, 12)},
+      {"40T", dec(4, 13)},
+      {"300T", dec(3, 14)},
+      {"2P", dec(2, 15)},
       {"1E", dec(1, 18)},
       // Decimal exponents.
-      {"1E-3", dec(1, -3)}, {"1e3", dec(1, 3)}, {"1E6", dec(1, 6)}, {"1e9", dec(1, 9)},
-      {"1E12", dec(1, 12)}, {"1e15", dec(1, 15)}, {"1E18", dec(1, 18)},
+      {"1E-3", dec(1, -3)},
+      {"1e3", dec(1, 3)},
+      {"1E6", dec(1, 6)},
+      {"1e9", dec(1, 9)},
+      {"1E12", dec(1, 12)},
+      {"1e15", dec(1, 15)},
+      {"1E18", dec(1, 18)},
       // Nonstandard but still parsable.
-      {"1e14", dec(1, 14)}, {"1e13", dec(1, 13)}, {"100.035k", dec(100035, 0)},
+      {"1e14", dec(1, 14)},
+      {"1e13", dec(1, 13)},
+      {"100.035k", dec(100035, 0)},
       // Things that look like floating point.
-      {"0.001", dec(1, -3)}, {"0.0005k", dec(5, -1)}, {"0.005", dec(5, -3)}, {"0.05", dec(5, -2)},
-      {"0.5", dec(5, -1)}, {"0.00050k", dec(5, -1)}, {"0.00500", dec(5, -3)},
-      {"0.05000", dec(5, -2)}, {"0.50000", dec(5, -1)}, {"0.5e0", dec(5, -1)},
-      {"0.5e-1", dec(5, -2)}, {"0.5e-2", dec(5, -3)}, {"10.035M", dec(10035, 3)},
-      {"1.2e3", dec(12, 2)}, {"1.3E+6", dec(13, 5)}, {"1.40e9", dec(14, 8)},
-      {"1.53E12", dec(153, 10)}, {"1.6e15", dec(16, 14)}, {"1.7E18", dec(17, 17)},
-      {"9.01", dec(901, -2)}, {"8.1k", dec(81, 2)}, {"7.123456M", dec(7123456, 0)},
-      {"6.987654321G", dec(6987654321, 0)}, {"5.444T", dec(5444, 9)}, {"40.1T", dec(401, 11)},
-      {"300.2T", dec(3002, 11)}, {"2.5P", dec(25, 14)}, {"1.01E", dec(101, 16)},
+      {"0.001", dec(1, -3)},
+      {"0.0005k", dec(5, -1)},
+      {"0.005", dec(5, -3)},
+      {"0.05", dec(5, -2)},
+      {"0.5", dec(5, -1)},
+      {"0.00050k", dec(5, -1)},
+      {"0.00500", dec(5, -3)},
+      {"0.05000", dec(5, -2)},
+      {"0.50000", dec(5, -1)},
+      {"0.5e0", dec(5, -1)},
+      {"0.5e-1", dec(5, -2)},
+      {"0.5e-2", dec(5, -3)},
+      {"10.035M", dec(10035, 3)},
+      {"1.2e3", dec(12, 2)},
+      {"1.3E+6", dec(13, 5)},
+      {"1.40e9", dec(14, 8)},
+      {"1.53E12", dec(153, 10)},
+      {"1.6e15", dec(16, 14)},
+      {"1.7E18", dec(17, 17)},
+      {"9.01", dec(901, -2)},
+      {"8.1k", dec(81, 2)},
+      {"7.123456M", dec(7123456, 0)},
+      {"6.987654321G", dec(6987654321, 0)},
+      {"5.444T", dec(5444, 9)},
+      {"40.1T", dec(401, 11)},
+      {"300.2T", dec(3002, 11)},
+      {"2.5P", dec(25, 14)},
+      {"1.01E", dec(101, 16)},
       // Things that saturate or round.
-      {"3.001n", dec(4, -9)}, {"1.1E-9", dec(2, -9)}, {"0.0000000001", dec(1, -9)},
-      {"0.0000000005", dec(1, -9)}, {"0.00000000050", dec(1, -9)}, {"0.5e-9", dec(1, -9)},
-      {"0.9n", dec(1, -9)}, {"0.00000012345", dec(124, -9)}, {"0.00000012354", dec(124, -9)},
-      {"9Ei", kMaxAllowed}, {"9223372036854775807Ki", kMaxAllowed}, {"12E", dec(12, 18)},
+      {"3.001n", dec(4, -9)},
+      {"1.1E-9", dec(2, -9)},
+      {"0.0000000001", dec(1, -9)},
+      {"0.0000000005", dec(1, -9)},
+      {"0.00000000050", dec(1, -9)},
+      {"0.5e-9", dec(1, -9)},
+      {"0.9n", dec(1, -9)},
+      {"0.00000012345", dec(124, -9)},
+      {"0.00000012354", dec(124, -9)},
+      {"9Ei", kMaxAllowed},
+      {"9223372036854775807Ki", kMaxAllowed},
+      {"12E", dec(12, 18)},
       // Fractional binary values.
-      {"100.035Ki", dec(10243584, -2)}, {"0.5Mi", dec(524288, 0)}, {"0.05Gi", dec(536870912, -1)},
+      {"100.035Ki", dec(10243584, -2)},
+      {"0.5Mi", dec(524288, 0)},
+      {"0.05Gi", dec(536870912, -1)},
       {"0.025Ti", dec(274877906944LL, -1)},
       // Things written by trolls.
-      {"0.000000000001Ki", dec(2, -9)}, {".001", dec(1, -3)}, {".0001k", dec(100, -3)},
-      {"1.", dec(1, 0)}, {"1.G", dec(1, 9)},
+      {"0.000000000001Ki", dec(2, -9)},
+      {".001", dec(1, -3)},
+      {".0001k", dec(100, -3)},
+      {"1.", dec(1, 0)},
+      {"1.G", dec(1, 9)},
       // TestQuantityParseEmit values.
-      {"1024Mi", dec(1LL << 30, 0)}, {"1000M", dec(1, 9)}, {".001Ki", dec(1024, -3)},
-      {".000001Ki", dec(1024, -6)}, {".000000001Ki", dec(1024, -9)},
+      {"1024Mi", dec(1LL << 30, 0)},
+      {"1000M", dec(1, 9)},
+      {".001Ki", dec(1024, -3)},
+      {".000001Ki", dec(1024, -6)},
+      {".000000001Ki", dec(1024, -9)},
       {".000000000001Ki", dec(2, -9)},
       // TestParseQuantityString inputs that are whole quantities.
       {"1.025Ti", dec(1025LL << 40, -3)},
@@ -86,8 +153,8 @@ TEST(Quantity, ParsesKubernetesValidTable) {
     SCOPED_TRACE(c.input);
     const std::optional<Quantity> q = Quantity::parse(c.input);
     ASSERT_TRUE(q.has_value()) << c.input;
-    EXPECT_EQ(q->nanos(), c.nanos) << c.input << " parsed as " << q->to_string() << ", want "
-                                   << nanos_text(c.nanos);
+    EXPECT_EQ(q->nanos(), c.nanos)
+        << c.input << " parsed as " << q->to_string() << ", want " << nanos_text(c.nanos);
     // Kubernetes runs every row again with an explicit sign.
     const std::optional<Quantity> neg = Quantity::parse(std::string("-") + c.input);
     ASSERT_TRUE(neg.has_value()) << "-" << c.input;
@@ -100,16 +167,47 @@ TEST(Quantity, ParsesKubernetesValidTable) {
 
 TEST(Quantity, RefusesKubernetesInvalidTable) {
   const std::vector<std::string> invalid = {
-      "", "1.1.M", "1+1.0M", "0.1mi", "0.1am", "aoeu", ".5i", "1i", "-3.01i", "-3.01e-",
+      "",
+      "1.1.M",
+      "1+1.0M",
+      "0.1mi",
+      "0.1am",
+      "aoeu",
+      ".5i",
+      "1i",
+      "-3.01i",
+      "-3.01e-",
       // An exponent outside the int32 scale is refused, not truncated.
-      "1e4294967297", "1E2147483648", "1E-2147483648", "1E9223372036854775808",
+      "1e4294967297",
+      "1E2147483648",
+      "1E-2147483648",
+      "1E9223372036854775808",
       // Whitespace is not trimmed.
-      " 1", "1 ", "1\t", "Non-Numeric",
+      " 1",
+      "1 ",
+      "1\t",
+      "Non-Numeric",
       // More malformed suffixes and exponents.
-      "1e", "1E+", "1ee3", "1Ee3", "1KiB", "1K", "1kb", "1Gb", "1mk", "1e3e", "2 cores", "1,5",
-      "0x10", "1_000", "--1", "+-1", "\xc2\xb5",
+      "1e",
+      "1E+",
+      "1ee3",
+      "1Ee3",
+      "1KiB",
+      "1K",
+      "1kb",
+      "1Gb",
+      "1mk",
+      "1e3e",
+      "2 cores",
+      "1,5",
+      "0x10",
+      "1_000",
+      "--1",
+      "+-1",
+      "\xc2\xb5",
       // The slow path needs a digit in the number text.
-      "Pi", ".Ei",
+      "Pi",
+      ".Ei",
   };
   for (const std::string& text : invalid) {
     EXPECT_FALSE(Quantity::parse(text).has_value()) << "\"" << text << "\" parsed unexpectedly";
@@ -124,7 +222,7 @@ TEST(Quantity, KeepsKubernetesFastPathQuirks) {
     __int128 nanos;
   };
   const std::vector<Row> rows = {
-      {"1e19", dec(1, 19)},  {"-", 0}, {"+", 0}, {"m", 0}, {"Ki", 0},
+      {"1e19", dec(1, 19)}, {"-", 0}, {"+", 0}, {"m", 0}, {"Ki", 0},
       {"1E2147483647", -1},  // beyond 128-bit nanos: nullopt, checked below
   };
   for (const Row& r : rows) {
@@ -160,10 +258,9 @@ TEST(Quantity, ComparesLikeKubernetes) {
     int expect;
   };
   const std::vector<Row> rows = {
-      {"0", "0", 0},          {"100m", "50m", 1},   {"50m", "100m", -1},
-      {"10000T", "100Gi", 1}, {"1Gi", "1024Mi", 0}, {"1G", "1Gi", -1},
-      {"0.5", "500m", 0},     {"1e3", "1k", 0},     {"-1", "0", -1},
-      {"64Gi", "68719476736", 0},
+      {"0", "0", 0},        {"100m", "50m", 1},         {"50m", "100m", -1}, {"10000T", "100Gi", 1},
+      {"1Gi", "1024Mi", 0}, {"1G", "1Gi", -1},          {"0.5", "500m", 0},  {"1e3", "1k", 0},
+      {"-1", "0", -1},      {"64Gi", "68719476736", 0},
   };
   for (const Row& r : rows) {
     const Quantity x = *Quantity::parse(r.x);
@@ -174,12 +271,14 @@ TEST(Quantity, ComparesLikeKubernetes) {
 }
 
 TEST(Quantity, ArithmeticSaturates) {
-  const Quantity max = Quantity::from_nanos(static_cast<__int128>(~static_cast<unsigned __int128>(0) >> 1));
+  const Quantity max =
+      Quantity::from_nanos(static_cast<__int128>(~static_cast<unsigned __int128>(0) >> 1));
   const Quantity one = Quantity::from_units(1);
   EXPECT_EQ(max + one, max);
   EXPECT_EQ(max * 2, max);
   EXPECT_EQ((Quantity() + one * -1) * 2, Quantity::from_units(-2));
-  EXPECT_EQ(Quantity::from_nanos(-max.nanos() - 1) + one * -1, Quantity::from_nanos(-max.nanos() - 1));
+  EXPECT_EQ(Quantity::from_nanos(-max.nanos() - 1) + one * -1,
+            Quantity::from_nanos(-max.nanos() - 1));
   EXPECT_EQ(max * -2, Quantity::from_nanos(-max.nanos() - 1));
   Quantity sum;
   sum += Quantity::from_millis(500);
@@ -194,12 +293,13 @@ TEST(Quantity, PrintsExactText) {
     const char* text;
   };
   const std::vector<Row> rows = {
-      {"0", "0"},         {"64Gi", "64Gi"},     {"1536Mi", "1536Mi"}, {"1.5Gi", "1536Mi"},
-      {"1024Mi", "1Gi"},  {"500m", "500m"},     {"0.5", "500m"},      {"1500n", "1500n"},
-      {"1.5u", "1500n"},  {"2k", "2000"},       {"16", "16"},         {"1080m", "1080m"},
-      {"-2Gi", "-2Gi"},   {"1e-9", "1n"},       {"3u", "3u"},         {"1023", "1023"},
-      {"2048", "2Ki"},    {"1Ei", "1Ei"},       {"2Ei", "2Ei"},       {"1G", "1000000000"},
-      {"9Ei", "9223372036854775807"},
+      {"0", "0"},          {"64Gi", "64Gi"},     {"1536Mi", "1536Mi"},
+      {"1.5Gi", "1536Mi"}, {"1024Mi", "1Gi"},    {"500m", "500m"},
+      {"0.5", "500m"},     {"1500n", "1500n"},   {"1.5u", "1500n"},
+      {"2k", "2000"},      {"16", "16"},         {"1080m", "1080m"},
+      {"-2Gi", "-2Gi"},    {"1e-9", "1n"},       {"3u", "3u"},
+      {"1023", "1023"},    {"2048", "2Ki"},      {"1Ei", "1Ei"},
+      {"2Ei", "2Ei"},      {"1G", "1000000000"}, {"9Ei", "9223372036854775807"},
   };
   for (const Row& r : rows) {
     const std::optional<Quantity> q = Quantity::parse(r.input);

@@ -24,7 +24,8 @@ struct Row {
   std::vector<Want> want;
 };
 
-const std::string kHeadImage = "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image";
+const std::string kHeadImage =
+    "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image";
 const std::string kWorkerImage =
     "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].image";
 
@@ -46,9 +47,10 @@ TEST(ImageContract, Table) {
        [](RayJob& j, PolicyConfig&) {
          j.spec.ray_cluster_spec->head.pod_template.containers[0].image = "rayproject/ray:2.41.0";
        },
-       {{kHeadImage, "\"rayproject/ray:2.41.0\" ships botocore 1.29.x, which cannot reach EKS Pod "
-                     "Identity (169.254.170.23); use an image built under the tenant image "
-                     "contract (*.dkr.ecr.*.amazonaws.com/ray-tenant:*)"}}},
+       {{kHeadImage,
+         "\"rayproject/ray:2.41.0\" ships botocore 1.29.x, which cannot reach EKS Pod "
+         "Identity (169.254.170.23); use an image built under the tenant image "
+         "contract (*.dkr.ecr.*.amazonaws.com/ray-tenant:*)"}}},
       {"denied even with the SDK pinned",
        [](RayJob& j, PolicyConfig&) {
          all_images(j, "rayproject/ray:2.43.0-py310");
@@ -67,10 +69,11 @@ TEST(ImageContract, Table) {
        {{kHeadImage, "ships botocore"}, {kWorkerImage, "ships botocore"}}},
       {"stock image without runtimeEnvYAML",
        [](RayJob& j, PolicyConfig&) { all_images(j, "rayproject/ray:2.52.0"); },
-       {{kHeadImage, "\"rayproject/ray:2.52.0\" is a stock Ray image whose botocore may not reach "
-                     "EKS Pod Identity, and runtimeEnvYAML pip pins neither package; add "
-                     "\"boto3>=1.35.0\" or \"botocore>=1.34.41\" to runtimeEnvYAML pip; or use an "
-                     "image built under the tenant image contract"},
+       {{kHeadImage,
+         "\"rayproject/ray:2.52.0\" is a stock Ray image whose botocore may not reach "
+         "EKS Pod Identity, and runtimeEnvYAML pip pins neither package; add "
+         "\"boto3>=1.35.0\" or \"botocore>=1.34.41\" to runtimeEnvYAML pip; or use an "
+         "image built under the tenant image contract"},
         {kWorkerImage, "pins neither package"}}},
       {"stock image with boto3 pinned at the floor",
        [](RayJob& j, PolicyConfig&) {
@@ -123,8 +126,9 @@ TEST(ImageContract, Table) {
          j.spec.runtime_env.parse = RuntimeEnv::Parse::kMapping;
          j.spec.runtime_env.pip_form = RuntimeEnv::PipForm::kRequirementsPath;
        },
-       {{kHeadImage, "names a requirements file, which cannot be verified at admission; use the "
-                     "list form"},
+       {{kHeadImage,
+         "names a requirements file, which cannot be verified at admission; use the "
+         "list form"},
         {kWorkerImage, "requirements file"}}},
       {"malformed pip",
        [](RayJob& j, PolicyConfig&) {
@@ -152,9 +156,10 @@ TEST(ImageContract, Table) {
          pip_list(j, {"boto3>=1.35.0"});
          j.spec.runtime_env.working_dir = "s3://bucket/code.zip";
        },
-       {{kHeadImage, "runtimeEnvYAML working_dir \"s3://bucket/code.zip\" is downloaded from S3 by "
-                     "the image's own SDK before the job's pip runs, so a pip pin cannot help; use "
-                     "an image built under the tenant image contract"},
+       {{kHeadImage,
+         "runtimeEnvYAML working_dir \"s3://bucket/code.zip\" is downloaded from S3 by "
+         "the image's own SDK before the job's pip runs, so a pip pin cannot help; use "
+         "an image built under the tenant image contract"},
         {kWorkerImage, "working_dir"}}},
       {"S3 py_modules needs the SDK in the image",
        [](RayJob& j, PolicyConfig&) {
@@ -178,10 +183,11 @@ TEST(ImageContract, Table) {
          j.spec.ray_cluster_spec->worker_groups[0].pod_template.containers[0].image =
              "ghcr.io/someone/ray:2.52.0";
        },
-       {{kWorkerImage, "\"ghcr.io/someone/ray:2.52.0\" matches no allowed image pattern; use an "
-                       "image built under the tenant image contract "
-                       "(*.dkr.ecr.*.amazonaws.com/ray-tenant:*), or a stock Ray image "
-                       "(rayproject/ray:*, docker.io/rayproject/ray:*) with \"boto3>=1.35.0\""}}},
+       {{kWorkerImage,
+         "\"ghcr.io/someone/ray:2.52.0\" matches no allowed image pattern; use an "
+         "image built under the tenant image contract "
+         "(*.dkr.ecr.*.amazonaws.com/ray-tenant:*), or a stock Ray image "
+         "(rayproject/ray:*, docker.io/rayproject/ray:*) with \"boto3>=1.35.0\""}}},
       {"a worker init container is checked",
        [](RayJob& j, PolicyConfig&) {
          j.spec.ray_cluster_spec->worker_groups[0].pod_template.init_containers.push_back(
@@ -194,7 +200,8 @@ TEST(ImageContract, Table) {
          j.spec.ray_cluster_spec->head.pod_template.init_containers.push_back(
              testing::ray_container("init", "rayproject/ray:2.41.0", "100m", "64Mi"));
        },
-       {{"spec.rayClusterSpec.headGroupSpec.template.spec.initContainers[0].image", "ships botocore"}}},
+       {{"spec.rayClusterSpec.headGroupSpec.template.spec.initContainers[0].image",
+         "ships botocore"}}},
       {"a submitterPodTemplate image is checked",
        [](RayJob& j, PolicyConfig&) {
          PodTemplate t;
@@ -223,8 +230,9 @@ TEST(ImageContract, Table) {
          p.images.stock_patterns.clear();
          j.spec.ray_cluster_spec->head.pod_template.containers[0].image = "busybox:1.36";
        },
-       {{kHeadImage, "matches no allowed image pattern; use an image built under the tenant image "
-                     "contract (none configured)"},
+       {{kHeadImage,
+         "matches no allowed image pattern; use an image built under the tenant image "
+         "contract (none configured)"},
         {kWorkerImage, "matches no allowed image pattern"}}},
   };
   for (const Row& r : rows) {

@@ -23,7 +23,8 @@ struct Row {
   std::vector<Want> want;
 };
 
-const std::string kHeadImage = "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image";
+const std::string kHeadImage =
+    "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image";
 const std::string kDigest = "sha256:" + std::string(64, '0');
 
 void head_image(RayJob& j, std::string image) {
@@ -35,8 +36,9 @@ TEST(ImagePinned, Table) {
       {"compliant: a version tag", [](RayJob&, PolicyConfig&) {}, {}},
       {"no tag is :latest",
        [](RayJob& j, PolicyConfig&) { head_image(j, "rayproject/ray"); },
-       {{kHeadImage, "\"rayproject/ray\" has no tag, so the runtime pulls :latest, which moves; pin "
-                     "a version tag"}}},
+       {{kHeadImage,
+         "\"rayproject/ray\" has no tag, so the runtime pulls :latest, which moves; pin "
+         "a version tag"}}},
       {"explicit :latest",
        [](RayJob& j, PolicyConfig&) { head_image(j, "rayproject/ray:latest"); },
        {{kHeadImage, "\"rayproject/ray:latest\" uses the moving tag :latest"}}},
@@ -57,7 +59,8 @@ TEST(ImagePinned, Table) {
       {"requireDigest accepts a digest",
        [](RayJob& j, PolicyConfig& p) {
          p.images.require_digest = true;
-         const std::string image = "123456789012.dkr.ecr.us-east-1.amazonaws.com/ray-tenant@" + kDigest;
+         const std::string image =
+             "123456789012.dkr.ecr.us-east-1.amazonaws.com/ray-tenant@" + kDigest;
          head_image(j, image);
          j.spec.ray_cluster_spec->worker_groups[0].pod_template.containers[0].image = image;
        },
@@ -72,8 +75,9 @@ TEST(ImagePinned, Table) {
        {{kHeadImage, "@sha256: digest"}}},
       {"an invalid reference",
        [](RayJob& j, PolicyConfig&) { head_image(j, "RayProject/Ray:2.52.0"); },
-       {{kHeadImage, "\"RayProject/Ray:2.52.0\" is not a valid image reference (repository path "
-                     "component \"RayProject\""}}},
+       {{kHeadImage,
+         "\"RayProject/Ray:2.52.0\" is not a valid image reference (repository path "
+         "component \"RayProject\""}}},
       {"a short digest",
        [](RayJob& j, PolicyConfig&) { head_image(j, "rayproject/ray@sha256:abc"); },
        {{kHeadImage, "not a valid image reference (a sha256 digest has 64 hex digits"}}},
@@ -87,7 +91,8 @@ TEST(ImagePinned, Table) {
       {"a submitterPodTemplate container",
        [](RayJob& j, PolicyConfig&) {
          PodTemplate t;
-         t.containers.push_back(testing::ray_container("sub", "quay.io/kuberay/submitter:latest", "1", "1Gi"));
+         t.containers.push_back(
+             testing::ray_container("sub", "quay.io/kuberay/submitter:latest", "1", "1Gi"));
          j.spec.submitter_pod_template = t;
        },
        {{"spec.submitterPodTemplate.spec.containers[0].image", ":latest"}}},

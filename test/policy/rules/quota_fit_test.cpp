@@ -43,13 +43,15 @@ TEST(QuotaFit, Table) {
           "worker group \"small-group\" 40 pods x 2 = 80", "head pod 1",
           "lower replicas, maxReplicas (with autoscaling) or numOfHosts, or the containers' "
           "resources.limits.cpu"}},
-        {"spec", {"worst-case pods is 42, over the namespace \"tenant-a\" quota of 40",
-                  "worker group \"small-group\" 40", "numOfHosts of the worker groups"}},
-        {"spec", {"worst-case requests.cpu is 81500m", "submitter pod (KubeRay's default "
-                  "ray-job-submitter) 500m", "resources.requests.cpu"}}}},
-      {"30 workers fit",
-       [](RayJob& j, PolicyConfig&, std::string&) { replicas(j, 30); },
-       {}},
+        {"spec",
+         {"worst-case pods is 42, over the namespace \"tenant-a\" quota of 40",
+          "worker group \"small-group\" 40", "numOfHosts of the worker groups"}},
+        {"spec",
+         {"worst-case requests.cpu is 81500m",
+          "submitter pod (KubeRay's default "
+          "ray-job-submitter) 500m",
+          "resources.requests.cpu"}}}},
+      {"30 workers fit", [](RayJob& j, PolicyConfig&, std::string&) { replicas(j, 30); }, {}},
       {"numOfHosts multiplies",
        [](RayJob& j, PolicyConfig&, std::string&) {
          replicas(j, 10);
@@ -88,31 +90,37 @@ TEST(QuotaFit, Table) {
          (*worker(j).pod_template.containers[0].requests)["nvidia.com/gpu"] = "1";
          (*worker(j).pod_template.containers[0].limits)["nvidia.com/gpu"] = "1";
        },
-       {{"spec", {"worst-case requests.nvidia.com/gpu is 10, over the namespace \"tenant-a\" quota "
-                  "of 8", "10 pods x 1 = 10", "resources.requests.nvidia.com/gpu"}}}},
+       {{"spec",
+         {"worst-case requests.nvidia.com/gpu is 10, over the namespace \"tenant-a\" quota "
+          "of 8",
+          "10 pods x 1 = 10", "resources.requests.nvidia.com/gpu"}}}},
       {"memory is shown with binary suffixes",
        [](RayJob&, PolicyConfig& p, std::string&) {
          p.quota.namespaces["tenant-a"] = {{"limits.memory", q("10Gi")}};
        },
-       {{"spec", {"worst-case limits.memory is 11Gi, over the namespace \"tenant-a\" quota of 10Gi",
-                  "2 pods x 4Gi = 8Gi", "head pod 2Gi"}}}},
+       {{"spec",
+         {"worst-case limits.memory is 11Gi, over the namespace \"tenant-a\" quota of 10Gi",
+          "2 pods x 4Gi = 8Gi", "head pod 2Gi"}}}},
       {"the quota's short keys are requests",
        [](RayJob&, PolicyConfig& p, std::string&) {
          p.quota.namespaces["tenant-a"] = {{"cpu", q("5")}, {"memory", q("64Gi")}};
        },
-       {{"spec", {"worst-case cpu (requests.cpu) is 5500m, over the namespace \"tenant-a\" quota of 5"}}}},
+       {{"spec",
+         {"worst-case cpu (requests.cpu) is 5500m, over the namespace \"tenant-a\" quota of 5"}}}},
       {"a limit equal to the need fits",
        [](RayJob&, PolicyConfig& p, std::string&) {
-         p.quota.namespaces["tenant-a"] = {{"requests.cpu", q("5500m")}, {"limits.memory", q("11Gi")},
-                                           {"pods", q("4")}};
+         p.quota.namespaces["tenant-a"] = {
+             {"requests.cpu", q("5500m")}, {"limits.memory", q("11Gi")}, {"pods", q("4")}};
        },
        {}},
       {"count/pods counts every submitter attempt",
        [](RayJob&, PolicyConfig& p, std::string&) {
          p.quota.namespaces["tenant-a"] = {{"count/pods", q("5")}, {"pods", q("4")}};
        },
-       {{"spec", {"worst-case count/pods is 6", "submitter pod (KubeRay's default ray-job-submitter) 3 "
-                  "(a failed submitter pod stays until its Job is deleted, one per attempt)"}}}},
+       {{"spec",
+         {"worst-case count/pods is 6",
+          "submitter pod (KubeRay's default ray-job-submitter) 3 "
+          "(a failed submitter pod stays until its Job is deleted, one per attempt)"}}}},
       {"keys the footprint cannot compute are ignored",
        [](RayJob&, PolicyConfig& p, std::string&) {
          p.quota.namespaces["tenant-a"] = {{"count/jobs.batch", q("0")}, {"services", q("0")}};
@@ -130,8 +138,9 @@ TEST(QuotaFit, Table) {
          ns = "team-x";
          j.metadata.namespace_ = "team-x";
        },
-       {{"metadata.namespace", {"namespace \"team-x\" has no entry in the policy's quota.namespaces "
-                                "and quota.unknownNamespace is deny"}}}},
+       {{"metadata.namespace",
+         {"namespace \"team-x\" has no entry in the policy's quota.namespaces "
+          "and quota.unknownNamespace is deny"}}}},
       {"unknown namespace with useDefault, within the default",
        [](RayJob&, PolicyConfig& p, std::string& ns) {
          ns = "team-x";
@@ -144,7 +153,8 @@ TEST(QuotaFit, Table) {
          p.quota.unknown_namespace = QuotaConfig::UnknownNamespace::kUseDefault;
          replicas(j, 8);
        },
-       {{"spec", {"limits.cpu is 18, over the default quota (namespace \"team-x\" has no entry) of 16"}},
+       {{"spec",
+         {"limits.cpu is 18, over the default quota (namespace \"team-x\" has no entry) of 16"}},
         {"spec", {"requests.cpu is 17500m"}}}},
       {"an empty request namespace falls back to metadata.namespace",
        [](RayJob&, PolicyConfig&, std::string& ns) { ns = ""; },
@@ -162,7 +172,8 @@ TEST(QuotaFit, Table) {
              testing::ray_container("init", "img:1", "10", "1Gi"));
          p.quota.namespaces["tenant-a"] = {{"requests.cpu", q("10")}};
        },
-       {{"spec", {"requests.cpu is 14500m", "head pod 10, worker group \"small-group\" 2 pods x 2 = 4"}}}},
+       {{"spec",
+         {"requests.cpu is 14500m", "head pod 10, worker group \"small-group\" 2 pods x 2 = 4"}}}},
   };
   for (const Row& r : rows) {
     RayJob j = testing::compliant_rayjob();

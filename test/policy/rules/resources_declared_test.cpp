@@ -42,8 +42,9 @@ TEST(ResourcesDeclared, Table) {
       {"compliant", [](RayJob&) {}, {}},
       {"worker without a memory limit",
        [](RayJob& j) { worker(j).limits->erase("memory"); },
-       {{kWorker + ".limits.memory", "sets no memory limit; set resources.limits.memory; the "
-                                     "namespace ResourceQuota refuses pods without them"}}},
+       {{kWorker + ".limits.memory",
+         "sets no memory limit; set resources.limits.memory; the "
+         "namespace ResourceQuota refuses pods without them"}}},
       {"head without any resources",
        [](RayJob& j) {
          head(j).requests.reset();
@@ -52,8 +53,9 @@ TEST(ResourcesDeclared, Table) {
        {{kHead, "container \"ray-head\" sets no resources; set resources.requests.cpu"}}},
       {"head with limits only: requests must still be written",
        [](RayJob& j) { head(j).requests.reset(); },
-       {{kHead + ".requests", "sets no cpu and memory request; set resources.requests.cpu and "
-                              "resources.requests.memory"}}},
+       {{kHead + ".requests",
+         "sets no cpu and memory request; set resources.requests.cpu and "
+         "resources.requests.memory"}}},
       {"head with an empty requests map",
        [](RayJob& j) { head(j).requests = ResourceList{}; },
        {{kHead + ".requests", "sets no cpu and memory request"}}},
@@ -62,8 +64,9 @@ TEST(ResourcesDeclared, Table) {
        {{kHead + ".requests.cpu", "sets no cpu request; set resources.requests.cpu"}}},
       {"head with requests only",
        [](RayJob& j) { head(j).limits.reset(); },
-       {{kHead + ".limits", "sets no cpu and memory limit; set resources.limits.cpu and "
-                            "resources.limits.memory"}}},
+       {{kHead + ".limits",
+         "sets no cpu and memory limit; set resources.limits.cpu and "
+         "resources.limits.memory"}}},
       {"second worker group without a cpu limit",
        [](RayJob& j) {
          WorkerGroup g = j.spec.ray_cluster_spec->worker_groups[0];
@@ -89,9 +92,8 @@ TEST(ResourcesDeclared, Table) {
          "sets no cpu and memory limit"}}},
       {"submitterPodTemplate container without resources",
        [](RayJob& j) {
-         j.spec.submitter_pod_template =
-             submitter_with(Container{"sub", "quay.io/kuberay/submitter:v1.5.1", std::nullopt,
-                                      std::nullopt});
+         j.spec.submitter_pod_template = submitter_with(
+             Container{"sub", "quay.io/kuberay/submitter:v1.5.1", std::nullopt, std::nullopt});
        },
        {{"spec.submitterPodTemplate.spec.containers[0].resources",
          "KubeRay adds no default resources to a submitterPodTemplate"}}},
@@ -107,7 +109,8 @@ TEST(ResourcesDeclared, Table) {
          "sets no cpu and memory request"}}},
       {"complete submitterPodTemplate",
        [](RayJob& j) {
-         j.spec.submitter_pod_template = submitter_with(testing::ray_container("sub", "img:1", "500m", "1Gi"));
+         j.spec.submitter_pod_template =
+             submitter_with(testing::ray_container("sub", "img:1", "500m", "1Gi"));
        },
        {}},
       {"submitterPodTemplate is not used in HTTPMode",
@@ -119,8 +122,9 @@ TEST(ResourcesDeclared, Table) {
        {}},
       {"GPU requested without a limit",
        [](RayJob& j) { (*worker(j).requests)["nvidia.com/gpu"] = "1"; },
-       {{kWorker + ".limits.nvidia.com/gpu", "requests nvidia.com/gpu without a limit; set "
-                                             "resources.limits.nvidia.com/gpu"}}},
+       {{kWorker + ".limits.nvidia.com/gpu",
+         "requests nvidia.com/gpu without a limit; set "
+         "resources.limits.nvidia.com/gpu"}}},
       {"huge pages requested without a limit",
        [](RayJob& j) { (*worker(j).requests)["hugepages-2Mi"] = "64Mi"; },
        {{kWorker + ".limits.hugepages-2Mi", "without a limit"}}},
@@ -180,7 +184,8 @@ TEST(ResourcesDeclared, Table) {
     const std::string ns = "tenant-a";
     Findings out;
     check_resources_declared(RuleContext{j, ns, policy}, out);
-    EXPECT_EQ(out.size(), r.want.size()) << r.name << (out.empty() ? "" : ": " + out[0].field + ": " + out[0].message);
+    EXPECT_EQ(out.size(), r.want.size())
+        << r.name << (out.empty() ? "" : ": " + out[0].field + ": " + out[0].message);
     for (std::size_t i = 0; i < out.size() && i < r.want.size(); ++i) {
       EXPECT_EQ(out[i].rule, RuleId::kResourcesDeclared) << r.name;
       EXPECT_EQ(out[i].kind, Finding::Kind::kViolation) << r.name;
