@@ -12,7 +12,8 @@ namespace rjg::policy {
 
 // Runs every rule whose action is not kOff against `job` in `namespace_` and returns all
 // findings in deterministic order (kAllRules order, then the order each rule reports them).
-// Each finding's `kind` is as the rule reported it; actions are applied by evaluate().
+// Each finding's `kind` is as the rule reported it and its `rule` is the rule that ran; actions
+// are applied by evaluate(). Reads only its arguments and keeps no reference to them.
 Findings run_rules(const RayJob& job, const std::string& namespace_, const PolicyConfig& policy);
 
 // Returns the verdict for `request`:
@@ -21,7 +22,10 @@ Findings run_rules(const RayJob& job, const std::string& namespace_, const Polic
 // - UPDATE: ratcheting, as Kubernetes does for CRD validation: an enforced violation denies only
 //   when the old object did not have the same finding (same rule, field and message); the ones it
 //   already had become warnings, so finalizer edits and suspend toggles of existing RayJobs are
-//   never blocked by a later policy change.
+//   never blocked by a later policy change. A changed value gives a changed message, so it is
+//   judged anew. An UPDATE without an old object is judged as a CREATE (nothing is assumed to
+//   have been there before).
+// Advisories are warnings under every action but kOff. Verdict.allowed is denials.empty().
 Verdict evaluate(const AdmissionRequest& request, const PolicyConfig& policy);
 
 }  // namespace rjg::policy

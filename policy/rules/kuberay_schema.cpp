@@ -3,6 +3,9 @@
 // and the CRD's own enums and CEL rules), and uses no field that version does not know.
 // Whatever the operator rejects never runs, yet the RayJob stays and holds quota: in 1.5+ in
 // JobDeploymentStatus ValidationFailed, in 1.1-1.4 as an endless requeue (kuberay-rayjob.md §7).
+// Which submissionMode values a version knows is submission-mode's, so it is reported once.
+// A field whose value is what the operator does without it (backoffLimit 0, numOfHosts 1) is not
+// reported as unknown: a CRD newer than the operator writes exactly those as defaults.
 #include <array>
 #include <cstddef>
 #include <map>
