@@ -7,11 +7,12 @@
 #   podman build --pull=never -t localhost/rayjob-guard:dev .      (CONTAINERS_CONF=containers.conf)
 #   docker build -t rayjob-guard:dev .
 #
-# BASE_IMAGE must be a Debian 12 (bookworm) image whose apt sources reach a Debian mirror;
+# BASE_REPO:BASE_TAG must be a Debian 12 (bookworm) image whose apt sources reach a Debian mirror;
 # test/ship/image_test.sh makes one with debootstrap when no registry is reachable.
-ARG BASE_IMAGE=debian:bookworm-slim
+ARG BASE_REPO=debian
+ARG BASE_TAG=bookworm-slim
 
-FROM ${BASE_IMAGE} AS build
+FROM ${BASE_REPO}:${BASE_TAG} AS build
 ARG BUILD_JOBS=2
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \

@@ -9,7 +9,8 @@ repo="$(cd "${1:?usage: image_test.sh REPO_DIR WORK_DIR}" && pwd)"
 work="${2:?usage: image_test.sh REPO_DIR WORK_DIR}"
 here="$(cd "$(dirname "$0")" && pwd)"
 export CONTAINERS_CONF="$repo/containers.conf"
-base_image="localhost/rayjob-guard/debian:bookworm"
+base_repo="localhost/rayjob-guard/debian" base_tag="bookworm"
+base_image="$base_repo:$base_tag"
 image="localhost/rayjob-guard:ship-test"
 ctr="rjg-ship-test-$$"
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -26,7 +27,7 @@ trap cleanup EXIT
 echo "== podman build (Dockerfile, --pull=never, base $base_image)"
 start=$(date +%s)
 if ! podman build --pull=never --layers \
-    --build-arg BASE_IMAGE="$base_image" --build-arg BUILD_JOBS=2 \
+    --build-arg BASE_REPO="$base_repo" --build-arg BASE_TAG="$base_tag" --build-arg BUILD_JOBS=2 \
     --build-arg REVISION="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
     -t "$image" -f "$repo/Dockerfile" "$repo" > "$work/build.log" 2>&1; then
   tail -n 40 "$work/build.log" >&2

@@ -1,0 +1,210 @@
+#!/usr/bin/python3
+"""Tests images/ray/runner.py against a real S3-compatible server (npm s3rver) on loopback, with
+Debian's boto3 (run with /usr/bin/python3).
+
+usage: runner_test.py REPO_DIR WORK_DIR
+Each case prints what it checked; exit 1 on the first failure.
+"""
+import json
+import datetime
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+REPO, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+HERE = os.path.dirname(os.path.abspath(__file__))
+RUNNER = os.path.join(REPO, "images", "ray", "runner.py")
+PY = "/usr/bin/python3"
+BUCKET = "diag-bucket"
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def start_s3rver():
+    tool = subprocess.run([os.path.join(HERE, "npm_tool.sh"), "s3rver@3", "s3rver"],
+                          capture_output=True, text=True)
+    if tool.returncode != 0:
+        fail(f"cannot install s3rver from npm: {tool.stderr.strip()[-400:]}")
+    modules = os.path.join(tool.stdout.strip(), "node_modules")
+    data = os.path.join(WORK, "s3data")
+    os.makedirs(data)
+    proc = subprocess.Popen(["node", os.path.join(HERE, "start-s3rver.js"), data, BUCKET],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, NODE_PATH=modules))
+    line = proc.stdout.readline().strip()
+    if not line.isdigit():
+        proc.kill()
+        fail(f"s3rver did not report a port: {line!r} {proc.stderr.read()[-400:]}")
+    return proc, int(line)
+
+
+def env_for(port):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_ACCESS_KEY_ID="S3RVER", AWS_SECRET_ACCESS_KEY="S3RVER", AWS_DEFAULT_REGION="us-east-1",
+               AWS_CONFIG_FILE=os.path.join(WORK, "no-aws-config"),
+               AWS_SHARED_CREDENTIALS_FILE=os.path.join(WORK, "no-aws-credentials"),
+               RAYJOB_NAME="train-ship-test")
+    env.pop("RAY_JOB_NAME", None)
+    return env
+
+
+def s3_client(port):
+    import boto3
+    from botocore.config import Config
+    return boto3.client("s3", endpoint_url=f"http://127.0.0.1:{port}", region_name="us-east-1",
+                        aws_access_key_id="S3RVER", aws_secret_access_key="S3RVER",
+                        config=Config(s3={"addressing_style": "path"}))
+
+
+def get(s3, key):
+    return s3.get_object(Bucket=BUCKET, Key=key)["Body"].read().decode("utf-8")
+
+
+def runner(port, results, cmd, **kw):
+    return subprocess.run([PY, RUNNER, "--results", results, "--endpoint-url", f"http://127.0.0.1:{port}",
+                           "--", *cmd], env=env_for(port), capture_output=True, text=True, timeout=120, **kw)
+
+
+def check_times(doc):
+    start = datetime.datetime.fromisoformat(doc["startTime"].replace("Z", "+00:00"))
+    end = datetime.datetime.fromisoformat(doc["endTime"].replace("Z", "+00:00"))
+    if start.utcoffset() != datetime.timedelta(0) or end < start:
+        fail(f"bad start/end times in exit.json: {doc}")
+
+
+def main():
+    shutil.rmtree(WORK, ignore_errors=True)
+    os.makedirs(WORK)
+    s3rver, port = start_s3rver()
+    try:
+        s3 = s3_client(port)
+        print(f"s3rver on 127.0.0.1:{port}, bucket {BUCKET}; boto3 from {sys.modules.get('boto3').__file__}")
+
+        # 1. A failing Python command leaves a readable traceback.
+        code = ("import sys\nprint('epoch 1 done', flush=True)\nprint('loading data', file=sys.stderr)\n"
+                "def load(path):\n    raise FileNotFoundError(path)\n"
+                "def train():\n    try:\n        load('/data/shard-7')\n"
+                "    except FileNotFoundError as e:\n        raise RuntimeError('training data missing') from e\n"
+                "train()\n")
+        r = runner(port, f"s3://{BUCKET}/tenant-a/run-fail", [PY, "-c", code])
+        if r.returncode != 1:
+            fail(f"failing command: runner exited {r.returncode}, want 1; stderr: {r.stderr[-600:]}")
+        if "epoch 1 done" not in r.stdout or "RuntimeError: training data missing" not in r.stderr:
+            fail("the command's output was not passed through")
+        tb = get(s3, "tenant-a/run-fail/traceback.txt")
+        for want in ("Traceback (most recent call last):", "FileNotFoundError: /data/shard-7",
+                     "The above exception was the direct cause", "RuntimeError: training data missing"):
+            if want not in tb:
+                fail(f"traceback.txt lacks {want!r}:\n{tb}")
+        if "loading data" in tb:
+            fail(f"traceback.txt includes log lines from before the traceback:\n{tb}")
+        doc = json.loads(get(s3, "tenant-a/run-fail/exit.json"))
+        if doc["exitCode"] != 1 or doc["rayJobName"] != "train-ship-test" or doc["rayJobNameSource"] != "RAYJOB_NAME":
+            fail(f"exit.json: {doc}")
+        check_times(doc)
+        if get(s3, "tenant-a/run-fail/stdout.log") != "epoch 1 done\n":
+            fail("stdout.log differs from the command's stdout")
+        print("ok: failing command -> exit 1, traceback.txt has the chained traceback "
+              f"({len(tb.splitlines())} lines), exit.json exitCode 1, rayJobName from RAYJOB_NAME")
+
+        # 2. A succeeding command: exit.json code 0, stdout.log byte for byte, stderr tail as traceback.txt.
+        r = runner(port, f"s3://{BUCKET}/tenant-a/run-ok/", ["/bin/sh", "-c", "echo result=42; echo warn >&2"])
+        if r.returncode != 0:
+            fail(f"succeeding command: runner exited {r.returncode}: {r.stderr[-600:]}")
+        doc = json.loads(get(s3, "tenant-a/run-ok/exit.json"))
+        if doc["exitCode"] != 0 or doc["signal"] is not None or doc["traceback"]:
+            fail(f"exit.json for success: {doc}")
+        check_times(doc)
+        if get(s3, "tenant-a/run-ok/stdout.log") != "result=42\n":
+            fail("stdout.log for success differs")
+        tb = get(s3, "tenant-a/run-ok/traceback.txt")
+        if "no Python traceback" not in tb or "warn" not in tb:
+            fail(f"traceback.txt without a traceback should hold the stderr tail: {tb!r}")
+        keys = sorted(o["Key"] for o in s3.list_objects_v2(Bucket=BUCKET, Prefix="tenant-a/run-ok/")["Contents"])
+        print(f"ok: succeeding command -> exit 0, exit.json exitCode 0, objects {keys}")
+
+        # 3. Upload failure (missing bucket) never masks the exit code.
+        r = runner(port, "s3://no-such-bucket/x/", ["/bin/sh", "-c", "echo partial; exit 3"])
+        if r.returncode != 3:
+            fail(f"upload failure changed the exit code to {r.returncode}: {r.stderr[-600:]}")
+        if "upload of s3://no-such-bucket/x/exit.json failed" not in r.stderr or "NoSuchBucket" not in r.stderr:
+            fail(f"upload failure not reported on stderr: {r.stderr[-600:]}")
+        print("ok: bad bucket -> exit code 3 kept, 'upload ... failed: ... NoSuchBucket' on stderr")
+
+        # 4. SIGTERM is forwarded to the command, which decides the exit code.
+        child = ("import signal, sys, time\n"
+                 "def term(*_):\n    print('got SIGTERM, saving checkpoint', flush=True)\n    sys.exit(7)\n"
+                 "signal.signal(signal.SIGTERM, term)\nprint('ready', flush=True)\ntime.sleep(60)\n")
+        p = subprocess.Popen([PY, RUNNER, "--results", f"s3://{BUCKET}/tenant-a/run-term/",
+                              "--endpoint-url", f"http://127.0.0.1:{port}", "--", PY, "-c", child],
+                             env=env_for(port), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = p.stdout.readline()
+        if first.strip() != "ready":
+            p.kill()
+            fail(f"term child did not start: {first!r}")
+        p.send_signal(signal.SIGTERM)
+        try:
+            rest, err = p.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            fail("runner did not exit after SIGTERM")
+        if p.returncode != 7 or "got SIGTERM" not in rest:
+            fail(f"SIGTERM: runner exited {p.returncode}, stdout {rest!r}, stderr {err[-400:]}")
+        doc = json.loads(get(s3, "tenant-a/run-term/exit.json"))
+        if doc["exitCode"] != 7:
+            fail(f"exit.json after SIGTERM: {doc}")
+        print("ok: SIGTERM forwarded -> the command's handler ran, exit code 7 kept and recorded")
+
+        # 5. A command killed by a signal exits 128+N; a command that cannot start exits 127.
+        r = runner(port, f"s3://{BUCKET}/tenant-a/run-kill/", ["/bin/sh", "-c", "kill -KILL $$"])
+        doc = json.loads(get(s3, "tenant-a/run-kill/exit.json"))
+        if r.returncode != 137 or doc["signal"] != "SIGKILL":
+            fail(f"killed command: exit {r.returncode}, exit.json {doc}")
+        r = runner(port, f"s3://{BUCKET}/tenant-a/run-missing/", ["/nonexistent/binary"])
+        doc = json.loads(get(s3, "tenant-a/run-missing/exit.json"))
+        if r.returncode != 127 or not doc["startError"]:
+            fail(f"missing command: exit {r.returncode}, exit.json {doc}")
+        print("ok: SIGKILLed command -> 137 and signal SIGKILL; unstartable command -> 127 with startError")
+
+        # 6. Output far larger than memory budgets is spilled, not held: 160 MiB of stdout.
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        r = subprocess.run([PY, RUNNER, "--results", f"s3://{BUCKET}/tenant-a/run-big/",
+                            "--endpoint-url", f"http://127.0.0.1:{port}", "--", PY, "-c",
+                            "import sys\nb = b'x' * 1048575 + b'\\n'\nfor _ in range(160): sys.stdout.buffer.write(b)\n"],
+                           env=env_for(port), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=300)
+        rss_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        if r.returncode != 0:
+            fail(f"big output: exit {r.returncode}: {r.stderr[-400:]}")
+        size = s3.head_object(Bucket=BUCKET, Key="tenant-a/run-big/stdout.log")["ContentLength"]
+        if size != 160 * 1048576:
+            fail(f"stdout.log has {size} bytes, want {160 * 1048576}")
+        if rss_kib > 100 * 1024:
+            fail(f"runner peak RSS {rss_kib} KiB for 160 MiB of output: the output is held in memory")
+        print(f"ok: 160 MiB stdout uploaded intact; peak RSS of runner/children {rss_kib // 1024} MiB (before: {before // 1024} MiB)")
+
+        # 7. Bad arguments: exit 2 before anything runs.
+        for bad in (["--results", "https://x/", "--", "true"], ["--results", f"s3://{BUCKET}/p/"],
+                    ["--results", "s3:///p/", "--", "true"]):
+            r = subprocess.run([PY, RUNNER, *bad], env=env_for(port), capture_output=True, text=True, timeout=30)
+            if r.returncode != 2 or "runner:" not in r.stderr:
+                fail(f"bad arguments {bad}: exit {r.returncode}, stderr {r.stderr!r}")
+        print("ok: bad --results URLs and a missing command exit 2 with a message")
+    finally:
+        s3rver.terminate()
+        try:
+            s3rver.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            s3rver.kill()
+    print("PASS: runner.py against s3rver")
+
+
+if __name__ == "__main__":
+    import boto3  # noqa: F401 - fail early and clearly when Debian's python3-boto3 is missing
+    main()
