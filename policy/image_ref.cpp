@@ -8,6 +8,8 @@ namespace rjg::policy {
 
 namespace {
 
+constexpr std::size_t kMaxGlobLength = 4096;
+
 bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 bool is_hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 bool is_word(char c) {
@@ -286,6 +288,11 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
 }
 
 bool glob_match(std::string_view pattern, std::string_view text) {
+  // The memo is pattern x text; both come from the outside (policy file, admitted object), so
+  // bound them instead of allocating whatever a 3 MB request asks for.
+  if (pattern.size() > kMaxGlobLength || text.size() > kMaxGlobLength) {
+    return false;
+  }
   std::vector<signed char> memo((pattern.size() + 1) * (text.size() + 1), -1);
   return glob_from(pattern, 0, text, 0, memo);
 }

@@ -34,7 +34,8 @@ Result<ImageRef> parse_image_ref(std::string_view text);
 // and `?` any one character, neither crossing a `/` (so `*.dkr.ecr.*.amazonaws.com/x:*` cannot be
 // satisfied by a registry of someone else's followed by a path); `[abc]`, `[a-z]` and `[!a-z]`
 // match one character of (not of) the class; `\` escapes the next character. A malformed class
-// (no closing `]`) matches its `[` literally.
+// (no closing `]`) matches its `[` literally. A pattern or text longer than 4096 characters never
+// matches (no image reference is that long; parse_image_ref refuses them).
 bool glob_match(std::string_view pattern, std::string_view text);
 
 // Returns true when `pattern` matches `image` as written, or one of its Docker Hub spellings:

@@ -121,6 +121,10 @@ TEST(ImageRef, GlobMatches) {
   for (const Row& r : rows) {
     EXPECT_EQ(glob_match(r.pattern, r.text), r.match) << r.pattern << " vs " << r.text;
   }
+  // Oversized inputs never match, even with a pattern that would accept them.
+  EXPECT_TRUE(glob_match("a*", "a" + std::string(4000, 'b')));
+  EXPECT_FALSE(glob_match("a*", "a" + std::string(5000, 'b')));
+  EXPECT_FALSE(image_matches("rayproject/ray:*", "rayproject/ray:" + std::string(5000, 'b')));
 }
 
 TEST(ImageRef, MatchesDockerHubSpellings) {
