@@ -93,8 +93,8 @@ TEST_P(Corpus, MatchesItsExpectLine) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Manifests, Corpus, ::testing::ValuesIn(corpus_files()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return test_name(info.param);
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return test_name(param_info.param);
                          });
 
 TEST(CorpusShape, AtLeast24ManifestsCoveringEveryRule) {
@@ -107,7 +107,9 @@ TEST(CorpusShape, AtLeast24ManifestsCoveringEveryRule) {
     ASSERT_TRUE(text.has_value());
     std::optional<Expectation> e = parse_expectation(*text);
     ASSERT_TRUE(e.has_value()) << f;
-    allowed += e->allowed ? 1 : 0;
+    if (e->allowed) {
+      ++allowed;
+    }
     denied_somewhere.insert(e->denied.begin(), e->denied.end());
   }
   EXPECT_GE(allowed, 8u);

@@ -40,8 +40,8 @@ TEST_P(Golden, ReviewBodyMatchesByteForByte) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, Golden, ::testing::ValuesIn(golden_cases()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           return test_name(info.param);
+                         [](const ::testing::TestParamInfo<std::string>& param_info) {
+                           return test_name(param_info.param);
                          });
 
 TEST(GoldenCases, AtLeastTwelve) { EXPECT_GE(golden_cases().size(), 12u); }

@@ -1,0 +1,99 @@
+// review() cost: decode + policy::evaluate + encode of one AdmissionReview, on one core, for a
+// small (~3 KB), typical (~8 KB) and large (~60 KB) RayJob. Run:
+//   rjg_review_benchmark --benchmark_min_time=1
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <string>
+
+#include "admission/policy_file.hpp"
+#include "admission/review.hpp"
+
+namespace {
+
+const std::string kImage = "123456789012.dkr.ecr.us-east-1.amazonaws.com/ray-tenant:2.52.0-py310";
+
+std::string container(const std::string& name, const char* cpu, const char* mem) {
+  return R"({"name":")" + name + R"(","image":")" + kImage +
+         R"(","imagePullPolicy":"IfNotPresent","ports":[{"containerPort":6379,"name":"gcs-server","protocol":"TCP"},)"
+         R"({"containerPort":8265,"name":"dashboard","protocol":"TCP"}],)"
+         R"("env":[{"name":"RAY_LOG_TO_STDERR","value":"1"},{"name":"AWS_REGION","value":"us-east-1"}],)"
+         R"("volumeMounts":[{"mountPath":"/home/ray/samples","name":"code-sample"}],)"
+         R"("resources":{"requests":{"cpu":")" + cpu + R"(","memory":")" + mem +
+         R"("},"limits":{"cpu":")" + cpu + R"(","memory":")" + mem + R"("}}})";
+}
+
+std::string worker_group(int i) {
+  return R"({"groupName":"group-)" + std::to_string(i) +
+         R"(","replicas":1,"minReplicas":1,"maxReplicas":1,"numOfHosts":1,"rayStartParams":{},)"
+         R"("template":{"metadata":{"labels":{"app":"ray"}},"spec":{"serviceAccountName":"ray-tenant",)"
+         R"("volumes":[{"name":"code-sample","configMap":{"name":"ray-job-code-sample"}}],"containers":[)" +
+         container("ray-worker", "1", "2Gi") + "]}}}";
+}
+
+// A review whose object has `groups` worker groups and `annotations` padding annotations.
+std::string make_review(int groups, int annotations) {
+  std::string ann;
+  for (int i = 0; i < annotations; ++i) {
+    ann += (i ? "," : "") + std::string(R"("example.com/note-)") + std::to_string(i) +
+           R"(":"a short free-text annotation value that tenants attach to their jobs")";
+  }
+  std::string workers;
+  for (int i = 0; i < groups; ++i) {
+    workers += (i ? "," : "") + worker_group(i);
+  }
+  const std::string object =
+      R"({"apiVersion":"ray.io/v1","kind":"RayJob","metadata":{"name":"sample-job","namespace":"tenant-a",)"
+      R"("uid":"4a1f0e0c-0000-4000-8000-000000000001","resourceVersion":"1","generation":1,)"
+      R"("labels":{"app":"sample","team":"vision"},"annotations":{)" + ann +
+      R"(}},"spec":{"entrypoint":"python /home/ray/samples/sample_code.py",)"
+      R"("runtimeEnvYAML":"pip:\n  - requests==2.26.0\n  - boto3>=1.35.0\nenv_vars:\n  counter_name: \"test_counter\"\n",)"
+      R"("submissionMode":"K8sJobMode","shutdownAfterJobFinishes":false,"ttlSecondsAfterFinished":0,)"
+      R"("backoffLimit":0,"activeDeadlineSeconds":3600,"deletionStrategy":{"deletionRules":[)"
+      R"({"policy":"DeleteSelf","condition":{"jobStatus":"SUCCEEDED","ttlSeconds":300}},)"
+      R"({"policy":"DeleteSelf","condition":{"jobStatus":"FAILED","ttlSeconds":7200}},)"
+      R"({"policy":"DeleteSelf","condition":{"jobDeploymentStatus":"Failed","ttlSeconds":7200}}]},)"
+      R"("rayClusterSpec":{"rayVersion":"2.52.0","headGroupSpec":{"rayStartParams":{"dashboard-host":"0.0.0.0"},)"
+      R"("template":{"spec":{"volumes":[{"name":"code-sample","configMap":{"name":"ray-job-code-sample"}}],"containers":[)" +
+      container("ray-head", "1", "4Gi") + R"(]}}},"workerGroupSpecs":[)" + workers + "]}},\"status\":{}}";
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{)"
+         R"("uid":"e911857d-c318-11e8-bbad-025000000001","kind":{"group":"ray.io","version":"v1","kind":"RayJob"},)"
+         R"("resource":{"group":"ray.io","version":"v1","resource":"rayjobs"},"name":"sample-job",)"
+         R"("namespace":"tenant-a","operation":"CREATE","userInfo":{"username":"system:serviceaccount:tenant-a:jupyter",)"
+         R"("groups":["system:serviceaccounts","system:authenticated"]},"object":)" +
+         object + R"(,"oldObject":null,"dryRun":false,"options":{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}}})";
+}
+
+void run_review(benchmark::State& state, const std::string& body) {
+  auto policy = rjg::admission::decode_policy(rjg::admission::default_policy_yaml());
+  if (!policy.ok()) {
+    state.SkipWithError(policy.error().message.c_str());
+    return;
+  }
+  {
+    auto check = rjg::admission::review(body, policy.value());
+    if (!check.ok()) {
+      state.SkipWithError(check.error().message.c_str());
+      return;
+    }
+  }
+  for (auto _ : state) {
+    auto r = rjg::admission::review(body, policy.value());
+    benchmark::DoNotOptimize(r);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(body.size()));
+  state.counters["request_bytes"] = static_cast<double>(body.size());
+}
+
+void BM_ReviewSmall(benchmark::State& state) { run_review(state, make_review(1, 0)); }
+void BM_ReviewTypical(benchmark::State& state) { run_review(state, make_review(3, 30)); }
+void BM_ReviewLarge(benchmark::State& state) { run_review(state, make_review(40, 60)); }
+
+BENCHMARK(BM_ReviewSmall);
+BENCHMARK(BM_ReviewTypical);
+BENCHMARK(BM_ReviewLarge);
+
+}  // namespace
+
+BENCHMARK_MAIN();

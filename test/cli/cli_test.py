@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""CLI tests for rayjob-guard review/check/policy: exit codes, exact output, round trips.
+
+Usage: cli_test.py --binary BIN --golden DIR --corpus DIR TEST_NAME
+Each test runs the real binary; any mismatch raises and the process exits non-zero.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ARGS = None
+
+
+def run(*argv, stdin=None):
+    proc = subprocess.run([ARGS.binary, *argv], input=stdin, capture_output=True, timeout=60)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+def corpus(name):
+    return os.path.join(ARGS.corpus, name)
+
+
+def expect_of(path):
+    with open(path) as f:
+        return f.readline().strip()
+
+
+def pick_corpus(allowed):
+    for name in sorted(os.listdir(ARGS.corpus)):
+        line = expect_of(corpus(name))
+        if allowed and line == "# expect: allowed":
+            return corpus(name)
+        if not allowed and line.startswith("# expect: denied "):
+            return corpus(name)
+    raise AssertionError("no suitable corpus file")
+
+
+def test_review_matches_golden():
+    cases = sorted(os.listdir(ARGS.golden))
+    expect(len(cases) >= 12, "fewer than 12 golden cases")
+    for case in cases:
+        d = os.path.join(ARGS.golden, case)
+        argv = ["review"]
+        if os.path.exists(os.path.join(d, "policy.yaml")):
+            argv += ["--policy", os.path.join(d, "policy.yaml")]
+        code, out, err = run(*argv, os.path.join(d, "request.json"))
+        expect(code == 0, f"{case}: exit {code}, stderr {err!r}")
+        with open(os.path.join(d, "expected.json"), "rb") as f:
+            expected = f.read()
+        expect(out == expected, f"{case}: output differs from expected.json\n{out!r}\n{expected!r}")
+    # stdin form
+    d = os.path.join(ARGS.golden, "allow-compliant")
+    with open(os.path.join(d, "request.json"), "rb") as f:
+        code, out, _ = run("review", "-", stdin=f.read())
+    with open(os.path.join(d, "expected.json"), "rb") as f:
+        expect(code == 0 and out == f.read(), "review - (stdin) differs")
+
+
+def test_review_bad_input():
+    for body, needle in [(b"not json", b"not valid JSON"),
+                         (b'{"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{}}',
+                          b"v1beta1"),
+                         (b'{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":5}}',
+                          b"request.uid")]:
+        code, out, err = run("review", stdin=body)
+        expect(code == 2, f"exit {code} for {body!r}")
+        expect(out == b"", f"stdout not empty: {out!r}")
+        expect(err.count(b"\n") == 1 and needle in err, f"stderr {err!r}")
+    code, _, err = run("review", "no-such-file.json")
+    expect(code == 2 and b"cannot be read" in err, f"missing file: {code} {err!r}")
+
+
+def test_review_bad_policy():
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write("apiVersion: rayjob-guard.io/v1\nkind: Policy\nlifecycle: {maxBackoffLimit: many}\n")
+    try:
+        code, _, err = run("review", "--policy", f.name,
+                           os.path.join(ARGS.golden, "allow-compliant", "request.json"))
+        expect(code == 2 and b"lifecycle.maxBackoffLimit" in err, f"{code} {err!r}")
+    finally:
+        os.unlink(f.name)
+
+
+def test_check_exit_codes():
+    ok, denied = pick_corpus(True), pick_corpus(False)
+    code, out, err = run("check", ok)
+    expect(code == 0, f"allowed manifest: exit {code} {out!r} {err!r}")
+    expect(b" allowed\n" in out and b"rayjob.ray.io/" in out, f"text output {out!r}")
+    code, out, err = run("check", ok, denied)
+    expect(code == 1, f"denied manifest: exit {code} {err!r}")
+    expect(b") denied:\n  [" in out, f"denied text {out!r}")
+    code, out, err = run("check", ok, "no-such-file.yaml")
+    expect(code == 2 and b"no-such-file.yaml: cannot be read" in err, f"missing: {code} {err!r}")
+    code, out, err = run("check")
+    expect(code == 2, "no file must be bad input")
+
+
+def test_check_yaml_error():
+    code, out, err = run("check", "-", stdin=b"apiVersion: ray.io/v1\nkind: RayJob\nspec: [unclosed\n")
+    expect(code == 2 and b"line " in err and b"column " in err, f"{code} {err!r}")
+
+
+def test_check_json_output():
+    ok, denied = pick_corpus(True), pick_corpus(False)
+    code, out, err = run("check", "--output", "json", ok, denied)
+    expect(code == 1, f"exit {code} {err!r}")
+    results = json.loads(out)
+    expect(isinstance(results, list) and len(results) >= 2, f"{results!r}")
+    rayjobs = [r for r in results if not r["skipped"]]
+    expect(any(r["allowed"] for r in rayjobs) and any(not r["allowed"] for r in rayjobs), "verdicts")
+    for r in rayjobs:
+        for d in r["denials"]:
+            expect(d["text"].startswith("[" + d["rule"] + "] "), f"text {d!r}")
+    code, _, err = run("check", "--output", "yaml", ok)
+    expect(code == 2, "bad --output must be exit 2")
+
+
+def test_check_namespace_conflict():
+    manifest = b"apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: a, namespace: tenant-a}\n"
+    code, _, err = run("check", "--namespace", "tenant-b", "-", stdin=manifest)
+    expect(code == 2 and b"does not match the namespace" in err, f"{code} {err!r}")
+
+
+def test_policy_round_trip():
+    code, out, err = run("policy", "default")
+    expect(code == 0 and out.startswith(b"#") and b"apiVersion: rayjob-guard.io/v1" in out, f"{err!r}")
+    code, out2, err = run("policy", "validate", "-", stdin=out)
+    expect(code == 0, f"validate: {code} {err!r}")
+    expect(out2.startswith(b"policy - is valid (hash ") and out2.endswith(b")\n"), f"{out2!r}")
+    h = out2.split(b"hash ")[1][:-2]
+    expect(len(h) == 16, f"hash {h!r}")
+
+
+def test_policy_bad_file():
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write("apiVersion: rayjob-guard.io/v1\nkind: Policy\nlifecycle:\n"
+                "  maxSucceededTTLSeconds: 600\n  minFailedTTLSeconds: 300\n")
+    try:
+        code, out, err = run("policy", "validate", f.name)
+        expect(code == 2 and out == b"", f"{code} {out!r}")
+        expect(b"lifecycle.minFailedTTLSeconds: must be greater than" in err, f"{err!r}")
+    finally:
+        os.unlink(f.name)
+    code, _, err = run("policy", "validate", "no-such-policy.yaml")
+    expect(code == 2 and b"cannot be read" in err, f"{err!r}")
+    code, _, _ = run("policy", "frobnicate")
+    expect(code == 2, "unknown subcommand")
+
+
+def test_help():
+    for argv in (["review", "--help"], ["check", "--help"], ["policy", "--help"]):
+        code, out, _ = run(*argv)
+        expect(code == 0 and out.startswith(b"usage: rayjob-guard " + argv[0].encode()), f"{argv}")
+
+
+def main():
+    global ARGS
+    p = argparse.ArgumentParser()
+    p.add_argument("--binary", required=True)
+    p.add_argument("--golden", required=True)
+    p.add_argument("--corpus", required=True)
+    p.add_argument("test")
+    ARGS = p.parse_args()
+    fn = globals().get("test_" + ARGS.test)
+    if fn is None:
+        print(f"unknown test {ARGS.test}", file=sys.stderr)
+        return 2
+    try:
+        fn()
+    except AssertionError as e:
+        print(f"FAIL {ARGS.test}: {e}", file=sys.stderr)
+        return 1
+    print(f"ok {ARGS.test}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
