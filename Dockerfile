@@ -14,6 +14,8 @@ ARG BASE_TAG=bookworm-slim
 
 FROM ${BASE_REPO}:${BASE_TAG} AS build
 ARG BUILD_JOBS=2
+# Extra CMake cache settings, e.g. -DCMAKE_BUILD_TYPE=RelWithDebInfo. Warnings stay errors by default.
+ARG CMAKE_EXTRA_ARGS=""
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
@@ -23,7 +25,7 @@ RUN apt-get update \
 WORKDIR /src
 COPY . /src
 RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DRJG_BUILD_TESTS=OFF \
-      -DRJG_BUILD_BENCHMARKS=OFF -DRJG_BUILD_FUZZERS=OFF \
+      -DRJG_BUILD_BENCHMARKS=OFF -DRJG_BUILD_FUZZERS=OFF ${CMAKE_EXTRA_ARGS} \
  && cmake --build /build -j "${BUILD_JOBS}" --target rayjob-guard \
  && strip --strip-unneeded /build/rayjob-guard
 # The runtime root: the binary plus exactly the shared objects the loader resolves for it, copied

@@ -4,6 +4,7 @@
 # `policy default`, and `serve` answering AdmissionReviews over TLS on loopback.
 #
 # usage: image_test.sh REPO_DIR WORK_DIR
+# env:   RJG_IMAGE_CMAKE_ARGS  extra CMake settings for the build stage (default none)
 set -euo pipefail
 repo="$(cd "${1:?usage: image_test.sh REPO_DIR WORK_DIR}" && pwd)"
 work="${2:?usage: image_test.sh REPO_DIR WORK_DIR}"
@@ -28,6 +29,7 @@ echo "== podman build (Dockerfile, --pull=never, base $base_image)"
 start=$(date +%s)
 if ! podman build --pull=never --layers \
     --build-arg BASE_REPO="$base_repo" --build-arg BASE_TAG="$base_tag" --build-arg BUILD_JOBS=2 \
+    --build-arg CMAKE_EXTRA_ARGS="${RJG_IMAGE_CMAKE_ARGS:-}" \
     --build-arg REVISION="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
     -t "$image" -f "$repo/Dockerfile" "$repo" > "$work/build.log" 2>&1; then
   tail -n 40 "$work/build.log" >&2
