@@ -68,7 +68,7 @@ StockVerdict judge_runtime_env(const RuntimeEnv& env, const ImagesConfig& images
       return {false, false,
               std::string(env.has_conda ? "runtimeEnvYAML installs with conda, which cannot be "
                                           "verified here, and pins no pip packages"
-                                        : "runtimeEnvYAML pip pins neither package") +
+                                        : "runtimeEnvYAML pins neither boto3 nor botocore in pip") +
                   "; add " + pin_hint + " to runtimeEnvYAML pip"};
     case RuntimeEnv::PipForm::kRequirementsPath:
       return {false, false,

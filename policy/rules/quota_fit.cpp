@@ -37,7 +37,7 @@ std::string describe(const FootprintPart& p, const std::string& canonical, const
            " (a failed submitter pod stays until its Job is deleted, one per attempt)";
   }
   if (is_pod_count_key(canonical)) {
-    return p.label + " " + amount.to_string();
+    return p.label + " " + amount.to_string() + (p.pods == 1 ? " pod" : " pods");
   }
   if (p.pods == 1) {
     return p.label + " " + amount.to_string();
@@ -124,8 +124,9 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
     const std::string shown_key = key == canonical ? key : key + " (" + canonical + ")";
     out.push_back({RuleId::kQuotaFit, Finding::Kind::kViolation, field,
                    "worst-case " + shown_key + " is " + need.to_string() + ", over the " + source +
-                       " of " + limit.to_string() + " (" + breakdown + "); " + advice +
-                       ", or pods are refused after the RayJob is admitted"});
+                       " of " + limit.to_string() +
+                       ", so pods would be refused after the RayJob is admitted (" + breakdown +
+                       "); " + advice});
   }
 }
 

@@ -11,9 +11,12 @@ namespace rjg::policy {
 
 namespace {
 
-constexpr const char* kWhy =
-    "the namespace ResourceQuota refuses pods without them, after the RayJob was admitted, and the "
-    "RayJob then holds quota without running";
+// Why a missing field matters, for one field (`it`) or several (`them`).
+std::string why(std::size_t missing) {
+  return std::string("the namespace ResourceQuota refuses pods without ") +
+         (missing == 1 ? "it" : "them") +
+         ", after the RayJob was admitted, and the RayJob then holds quota without running";
+}
 
 // Extended resources (vendor/name) and huge pages are not overcommittable: Kubernetes refuses a
 // pod that requests one without a limit.
@@ -72,7 +75,7 @@ void check_block(const std::string& what, const std::optional<ResourceList>& req
            what +
                " sets no resources; set resources.requests.cpu, resources.requests.memory, "
                "resources.limits.cpu and resources.limits.memory; " +
-               kWhy);
+               why(4));
     return;
   }
   std::vector<std::string> missing_requests;
@@ -110,7 +113,7 @@ void check_block(const std::string& what, const std::optional<ResourceList>& req
                                   : resources_field + ".limits";
     report(out, field,
            what + " sets no " + join_names(missing_limits) + " limit; set " +
-               join_fields(missing_limits, "limits") + "; " + kWhy);
+               join_fields(missing_limits, "limits") + "; " + why(missing_limits.size()));
   }
   for (const std::string& name : extended_without_limit) {
     report(out, resources_field + ".limits." + name,

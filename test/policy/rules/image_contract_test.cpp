@@ -71,10 +71,10 @@ TEST(ImageContract, Table) {
        [](RayJob& j, PolicyConfig&) { all_images(j, "rayproject/ray:2.52.0"); },
        {{kHeadImage,
          "\"rayproject/ray:2.52.0\" is a stock Ray image whose botocore may not reach "
-         "EKS Pod Identity, and runtimeEnvYAML pip pins neither package; add "
+         "EKS Pod Identity, and runtimeEnvYAML pins neither boto3 nor botocore in pip; add "
          "\"boto3>=1.35.0\" or \"botocore>=1.34.41\" to runtimeEnvYAML pip; or use an "
          "image built under the tenant image contract"},
-        {kWorkerImage, "pins neither package"}}},
+        {kWorkerImage, "pins neither boto3 nor botocore"}}},
       {"stock image with boto3 pinned at the floor",
        [](RayJob& j, PolicyConfig&) {
          all_images(j, "rayproject/ray:2.52.0");

@@ -44,7 +44,7 @@ TEST(ResourcesDeclared, Table) {
        [](RayJob& j) { worker(j).limits->erase("memory"); },
        {{kWorker + ".limits.memory",
          "sets no memory limit; set resources.limits.memory; the "
-         "namespace ResourceQuota refuses pods without them"}}},
+         "namespace ResourceQuota refuses pods without it"}}},
       {"head without any resources",
        [](RayJob& j) {
          head(j).requests.reset();
