@@ -53,7 +53,7 @@ for s in "${want[@]}"; do
       command -v nginx >/dev/null || bl_die "nginx is not installed"
       # The floor answers what a real server answers for the small review.
       curl -sk -o "$work/canned.json" -H 'Content-Type: application/json' \
-        --data-binary @"$work/payloads/small.json" "https://127.0.0.1:${port[go]:-${port[rjg]:-0}}/validate" 2>/dev/null ||
+        --data-binary @"$work/payloads/small.json" "https://127.0.0.1:${port[rjg]:-${port[go]:-0}}/validate" 2>/dev/null ||
         printf '%s' '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true}}' >"$work/canned.json"
       [ -s "$work/canned.json" ] || printf '%s' '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true}}' >"$work/canned.json"
       bl_start_nginx "$work" "$work/canned.json"; port[nginx]=$NGX_PORT; pid[nginx]=$NGX_PID ;;

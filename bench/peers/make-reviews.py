@@ -68,7 +68,6 @@ def rayjob(n_workers, n_env, n_annotations, n_pip):
         "spec": {
             "entrypoint": "python /app/train.py --epochs 3",
             "runtimeEnvYAML": runtime_env,
-            "shutdownAfterJobFinishes": True,
             "ttlSecondsAfterFinished": 0,
             "activeDeadlineSeconds": 7200,
             "backoffLimit": 0,
