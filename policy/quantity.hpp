@@ -29,6 +29,7 @@ class Quantity {
   // capped at 2^63-1 units, while short inputs such as "12E" are not.
   static std::optional<Quantity> parse(std::string_view text);
 
+  // Return the quantity of exactly `nanos` nano-units, `units` whole units, `millis` milli-units.
   static Quantity from_nanos(__int128 nanos) {
     Quantity q;
     q.nanos_ = nanos;
@@ -41,7 +42,9 @@ class Quantity {
     return from_nanos(static_cast<__int128>(millis) * 1'000'000);
   }
 
+  // Returns the exact value in nano-units (1 CPU = 10^9, 1 byte of memory = 10^9).
   __int128 nanos() const { return nanos_; }
+  // Returns true for zero.
   bool is_zero() const { return nanos_ == 0; }
 
   // Saturating arithmetic: results are clamped to the 128-bit range instead of overflowing.

@@ -234,6 +234,9 @@ TEST(Quantity, KeepsKubernetesFastPathQuirks) {
     ASSERT_TRUE(q.has_value()) << r.input;
     EXPECT_EQ(q->nanos(), r.nanos) << r.input;
   }
+  // The largest fast-path values that still fit 128-bit nanos, and the first that does not.
+  EXPECT_EQ(Quantity::parse("1e28")->nanos(), dec(1, 28));
+  EXPECT_FALSE(Quantity::parse("1e40").has_value());
   // TestParseQuantityString: a lone point (with or without a sign) is zero, a doubled sign is not.
   EXPECT_EQ(Quantity::parse(".")->nanos(), 0);
   EXPECT_EQ(Quantity::parse("-.")->nanos(), 0);
