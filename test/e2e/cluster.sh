@@ -16,7 +16,8 @@
 #   logs/                etcd.log, kube-apiserver.log, kube-controller-manager.log
 # and a cluster holding: the RayJob CRD (Established; see prepare-crd.sh), namespace tenant-a with
 # label kubernetes.io/metadata.name=tenant-a (1.20 does not add it), and RBAC letting both
-# identities create/get/list/watch/update/patch/delete rayjobs in tenant-a; the API identity may
+# identities create/get/list/watch/update/patch/delete rayjobs (and create/get/list/delete
+# configmaps) in tenant-a; the API identity may
 # also get/update/patch rayjobs/status.
 # With --controller-manager, kube-controller-manager (resourcequota, garbagecollector, namespace
 # controllers, --port=0, loopback) is started after the CRD is Established, so its discovery sees
@@ -131,6 +132,10 @@ rules:
 - apiGroups: [ray.io]
   resources: [rayjobs]
   verbs: [create, get, list, watch, update, patch, delete]
+# Manifests may carry the job's code ConfigMap next to the RayJob (KubeRay's samples do).
+- apiGroups: [""]
+  resources: [configmaps]
+  verbs: [create, get, list, delete]
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
