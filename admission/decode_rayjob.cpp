@@ -2,7 +2,9 @@
 #include "admission/decode_rayjob.hpp"
 
 #include <exception>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include <yaml-cpp/yaml.h>
 
@@ -228,11 +230,37 @@ Status decode_metadata(const Value& meta, const Path& path, policy::ObjectMeta& 
   return {};
 }
 
+// runtimeEnvYAML texts repeat (one template per tenant; object and oldObject on every UPDATE) and
+// yaml-cpp costs more than the rest of a review, so parsed forms are memoised. Bounded in entries
+// and text size; cleared when full. Safe under concurrent reviews.
+policy::RuntimeEnv cached_runtime_env(const std::string& text) {
+  constexpr std::size_t kMaxEntries = 512;
+  constexpr std::size_t kMaxTextBytes = 16 * 1024;
+  if (text.size() > kMaxTextBytes) {
+    return parse_runtime_env(text);
+  }
+  static std::mutex mu;
+  static std::unordered_map<std::string, policy::RuntimeEnv> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(text); it != cache.end()) {
+      return it->second;
+    }
+  }
+  policy::RuntimeEnv env = parse_runtime_env(text);
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= kMaxEntries) {
+    cache.clear();
+  }
+  cache.emplace(text, env);
+  return env;
+}
+
 Status decode_spec(const Value& spec, const Path& path, policy::RayJobSpec& out) {
   RJG_TRY(json::read_string(spec, "entrypoint", path, out.entrypoint));
   RJG_TRY(json::read_string(spec, "runtimeEnvYAML", path, out.runtime_env_yaml));
   if (out.runtime_env_yaml) {
-    out.runtime_env = parse_runtime_env(*out.runtime_env_yaml);
+    out.runtime_env = cached_runtime_env(*out.runtime_env_yaml);
   }
   RJG_TRY(json::read_bool(spec, "shutdownAfterJobFinishes", path, out.shutdown_after_job_finishes));
   RJG_TRY(json::read_int32(spec, "ttlSecondsAfterFinished", path, out.ttl_seconds_after_finished));

@@ -88,7 +88,7 @@ void run_review(benchmark::State& state, const std::string& body) {
 
 void BM_ReviewSmall(benchmark::State& state) { run_review(state, make_review(1, 0)); }
 void BM_ReviewTypical(benchmark::State& state) { run_review(state, make_review(3, 30)); }
-void BM_ReviewLarge(benchmark::State& state) { run_review(state, make_review(40, 60)); }
+void BM_ReviewLarge(benchmark::State& state) { run_review(state, make_review(60, 90)); }
 
 BENCHMARK(BM_ReviewSmall);
 BENCHMARK(BM_ReviewTypical);
