@@ -153,6 +153,13 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     if (ec == http::error::header_limit) {
       return send(error_response(431, "request header too large"), false);
     }
+    if (ec == http::error::body_limit) {
+      // Beast checks Content-Length against body_limit while parsing the header: the body has
+      // not been read, and will not be.
+      return send(error_response(413, "request body too large: the limit is " +
+                                          std::to_string(state_.config.max_body_bytes) + " bytes"),
+                  false);
+    }
     if (ec) {
       if (is_quiet_close(ec)) {
         return close_socket();

@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Benchmarks `rayjob-guard serve` against an nginx floor answering a fixed AdmissionReview.
+#
+# usage: bench/run-bench.sh [--binary PATH] [--duration SECONDS] [--connections N]
+#
+# The server runs pinned to CPU 0 (taskset -c 0, one I/O thread) and wrk pinned to CPU 1, over TLS
+# keep-alive, for small (~3 KB), typical (~8 KB) and large (~60 KB) RayJob reviews generated here
+# from test/server/fixtures/review-allow.json. nginx (one worker on CPU 0, same certificate)
+# answers a fixed body as the floor; server and nginx runs are interleaved. Also measured:
+# p99 at half the measured max rate (wrk with a pacing delay, bench/rate.lua, since wrk2 is not in
+# Debian: each connection waits RATE/CONNS between requests), peak RSS (VmHWM) and time to ready
+# (process start -> /readyz 200). Prints a markdown table. Needs wrk, nginx, openssl, curl,
+# python3, taskset. Everything binds 127.0.0.1; every process started is stopped by PID.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/.." && pwd)
+binary="$repo/build/rayjob-guard"
+duration=5
+conns=16
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --binary) binary="${2:?}"; shift 2 ;;
+    --duration) duration="${2:?}"; shift 2 ;;
+    --connections) conns="${2:?}"; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    *) echo "run-bench: unknown argument '$1'" >&2; exit 2 ;;
+  esac
+done
+for tool in wrk nginx openssl curl python3 taskset; do
+  command -v "$tool" >/dev/null || { echo "run-bench: $tool is not installed" >&2; exit 2; }
+done
+[ -x "$binary" ] || { echo "run-bench: no binary at $binary (use --binary)" >&2; exit 2; }
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]+"${pids[@]}"}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+"$repo/certs/mint-certs.sh" --out "$work/certs" --san IP:127.0.0.1 >/dev/null
+
+# Reviews of three sizes: the fixture, padded with worker groups and labels.
+python3 - "$repo/test/server/fixtures/review-allow.json" "$work" <<'PY'
+import copy, json, sys
+src, out = sys.argv[1], sys.argv[2]
+base = json.load(open(src))
+def grow(target):
+    r = copy.deepcopy(base)
+    obj = r["request"]["object"]
+    labels = obj["metadata"].setdefault("labels", {})
+    i = 0
+    while len(json.dumps(r, separators=(",", ":"))) < target:
+        labels[f"bench.example.com/label-{i:04d}"] = "x" * 40
+        i += 1
+    return r
+for name, size in (("small", 3000), ("typical", 8000), ("large", 60000)):
+    text = json.dumps(grow(size), separators=(",", ":"))
+    open(f"{out}/{name}.json", "w").write(text)
+PY
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# --- rayjob-guard ----------------------------------------------------------------------------
+start_ms=$(date +%s%3N)
+taskset -c 0 "$binary" serve --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
+  --listen 127.0.0.1:0 --probe-listen 127.0.0.1:0 --port-file "$work/ports.json" --threads 1 \
+  --log-level warn --shutdown-delay 0 --shutdown-timeout 2 2>"$work/server.log" &
+server_pid=$!
+pids+=("$server_pid")
+until [ -s "$work/ports.json" ]; do sleep 0.001; done
+https=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["https"])' "$work/ports.json")
+probe=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["probe"])' "$work/ports.json")
+until curl -fs "http://127.0.0.1:$probe/readyz" >/dev/null; do sleep 0.001; done
+ready_ms=$(( $(date +%s%3N) - start_ms ))
+
+# --- nginx floor -------------------------------------------------------------------------------
+ngx="$work/nginx"
+mkdir -p "$ngx"
+nport=$(free_port)
+fixed=$(curl -s --cacert "$work/certs/ca.crt" -H 'Content-Type: application/json' \
+  --data-binary @"$work/typical.json" "https://127.0.0.1:$https/validate")
+python3 - "$here/nginx/nginx.conf.in" "$ngx/nginx.conf" "$ngx" "$nport" "$work/certs" "$fixed" <<'PY'
+import sys
+tpl, out, prefix, port, certs, body = sys.argv[1:7]
+text = open(tpl).read()
+for k, v in (("@PREFIX@", prefix), ("@PORT@", port), ("@CERT@", certs + "/tls.crt"),
+             ("@KEY@", certs + "/tls.key"), ("@BODY@", body.replace("'", "\\'"))):
+    text = text.replace(k, v)
+open(out, "w").write(text)
+PY
+taskset -c 0 nginx -p "$ngx" -c "$ngx/nginx.conf" -e "$ngx/error.log" &
+nginx_pid=$!
+pids+=("$nginx_pid")
+until curl -sk -o /dev/null "https://127.0.0.1:$nport/"; do sleep 0.01; done
+
+# run_wrk URL BODY [RATE] -> "req/s p50_ms p99_ms errors"
+run_wrk() {
+  local url=$1 body=$2 rate=${3:-} script="$here/post.lua"
+  [ -n "$rate" ] && script="$here/rate.lua"
+  BODY="$body" RATE="$rate" CONNS="$conns" taskset -c 1 wrk -t1 -c"$conns" -d"${duration}s" \
+    --latency -s "$script" "$url" > "$work/wrk.out" 2>&1
+  python3 - "$work/wrk.out" <<'PY'
+import re, sys
+out = open(sys.argv[1]).read()
+def ms(v, unit):
+    return float(v) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+p = dict((q, ms(v, u)) for q, v, u in re.findall(r"^\s+(50|99)%\s+([\d.]+)(us|ms|s)\s*$", out, re.M))
+err = sum(int(x) for x in re.findall(r"(?:connect|read|write|timeout) (\d+)", out))
+non2 = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+err += int(non2.group(1)) if non2 else 0
+print(f"{rps:.0f} {p.get('50', 0):.3f} {p.get('99', 0):.3f} {err}")
+PY
+}
+
+rows=()
+declare -A max_rps
+for size in small typical large; do
+  url="https://127.0.0.1:$https/validate"
+  read -r srps sp50 sp99 serr < <(run_wrk "$url" "$work/$size.json")
+  read -r nrps np50 np99 nerr < <(run_wrk "https://127.0.0.1:$nport/validate" "$work/$size.json")
+  max_rps[$size]=$srps
+  bytes=$(wc -c < "$work/$size.json")
+  pct=$(python3 -c "print(f'{100*$srps/$nrps:.0f}%')")
+  rows+=("| $size ($bytes B) | $srps | $sp50 | $sp99 | $serr | $nrps | $np50 | $np99 | $pct |")
+done
+half_rows=()
+for size in small typical large; do
+  half=$(( ${max_rps[$size]} / 2 ))
+  read -r hrps hp50 hp99 herr < <(run_wrk "https://127.0.0.1:$https/validate" "$work/$size.json" "$half")
+  half_rows+=("| $size | $half | $hrps | $hp50 | $hp99 | $herr |")
+done
+rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
+
+echo
+echo "rayjob-guard serve (1 thread, CPU 0) vs nginx fixed reply (1 worker, CPU 0); wrk -t1 -c$conns -d${duration}s on CPU 1, TLS keep-alive"
+echo
+echo "| review | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | nginx req/s | nginx p50 ms | nginx p99 ms | rjg / nginx |"
+echo "|---|---|---|---|---|---|---|---|---|"
+printf '%s\n' "${rows[@]}"
+echo
+echo "| review | target req/s (half max) | achieved req/s | p50 ms | p99 ms | errors |"
+echo "|---|---|---|---|---|---|"
+printf '%s\n' "${half_rows[@]}"
+echo
+echo "| measure | value | target |"
+echo "|---|---|---|"
+echo "| peak RSS (VmHWM) | $(( rss_kb / 1024 )) MiB ($rss_kb kB) | < 30 MiB |"
+echo "| time to ready (start -> /readyz 200) | $ready_ms ms | < 100 ms |"
