@@ -182,7 +182,7 @@ for b in kube-controller-manager kube-apiserver; do
   fi
   t0=$(date +%s)
   log "make WHAT=cmd/$b (GOPROXY=off CGO_ENABLED=0)"
-  (cd "$tree" && GOPROXY=off GOFLAGS= CGO_ENABLED=0 HOME=$work/home \
+  (cd "$tree" && GOPROXY=off GOFLAGS='' CGO_ENABLED=0 HOME=$work/home \
     make WHAT=cmd/$b KUBE_GIT_VERSION=$KUBE_VERSION >&2)
   install -m 0755 "$tree/_output/bin/$b" "$bin_dir/$b.tmp"
   mv -f "$bin_dir/$b.tmp" "$bin_dir/$b"

@@ -163,6 +163,14 @@ EOF
   log "namespace $ns with RBAC for $NOTEBOOK_USER and $API_USER"
 }
 
+on_up_exit() {
+  local rc=$?
+  if ((rc != 0)); then
+    log "up failed (exit $rc); stopping what was started"
+    cmd_down "$UP_DIR"
+  fi
+}
+
 cmd_up() {
   local dir=$1 with_kcm=$2
   mkdir -p "$dir"
@@ -171,7 +179,7 @@ cmd_up() {
     die "a cluster already runs in $dir; run 'cluster.sh down $dir' first"
   fi
   UP_DIR=$dir  # global: the EXIT trap runs after this function's locals are gone
-  trap 'rc=$?; if ((rc != 0)); then log "up failed (exit $rc); stopping what was started"; cmd_down "$UP_DIR"; fi' EXIT
+  trap on_up_exit EXIT
 
   local kube_bin=${RJG_KUBE_BIN:-}
   if [[ -z $kube_bin ]]; then
@@ -247,7 +255,8 @@ cmd_up() {
   local crd_kind
   crd_kind=$("$here/prepare-crd.sh" "$dir/rayjob-crd.json")
   # create, not apply: the real CRD is too big for the last-applied annotation.
-  "$kubectl" --kubeconfig "$dir/admin.kubeconfig" create -f "$dir/rayjob-crd.json" >/dev/null
+  "$kubectl" --kubeconfig "$dir/admin.kubeconfig" create -f "$dir/rayjob-crd.json" >/dev/null ||
+    die "could not create the RayJob CRD"
   # Poll rather than `kubectl wait`: kubectl 1.32's wait fails on a CRD with no conditions yet.
   local established="" i
   for ((i = 0; i < 600; i++)); do
