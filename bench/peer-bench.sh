@@ -45,7 +45,8 @@ for s in "${want[@]}"; do
     rjg)
       bin=$(bl_find_rjg)
       [ -x "$bin" ] || bl_die "no rayjob-guard executable (build it or set RJG_BIN)"
-      bl_start_rjg "$work" "$bin"; port[rjg]=$RJG_PORT; pid[rjg]=$RJG_PID ;;
+      # One core (taskset -c 0), one I/O thread: as Go derives GOMAXPROCS=1 from the affinity mask.
+      bl_start_rjg "$work" "$bin" --threads 1; port[rjg]=$RJG_PORT; pid[rjg]=$RJG_PID ;;
     go)
       command -v go >/dev/null || bl_die "go is not installed"
       bl_build_go "$work"; bl_start_go "$work"; port[go]=$GO_PORT; pid[go]=$GO_PID ;;
@@ -76,16 +77,20 @@ for r in $(seq "$rounds"); do
   for payload in small typical large handshake; do
     for s in "${want[@]}"; do
       f="$work/wrk-$s-$payload-$r.txt"
+      cpu0=$(bl_cpu_ticks "${pid[$s]}")
       if [ "$payload" = handshake ]; then
         bl_wrk "$f" "$work/payloads/small.json" "https://127.0.0.1:${port[$s]}/validate" "$seconds" "$conns" post-close.lua
       else
         bl_wrk "$f" "$work/payloads/$payload.json" "https://127.0.0.1:${port[$s]}/validate" "$seconds" "$conns" post.lua
       fi
       read -r rps p50 p99 n errs < <(bl_parse_wrk "$f")
+      cpu=$(( $(bl_cpu_ticks "${pid[$s]}") - cpu0 ))
+      # Server CPU per request (us): independent of how busy the shared machine is.
+      cpu_us=$(python3 -c "print('%.0f' % ($cpu * 10000 / max(1, $n)))")
       rss=$(bl_rss_kb "${pid[$s]}")
-      echo "$s $payload $r $rps $p50 $p99 $n $errs $rss" >>"$results"
-      printf '  round %s %-9s %-5s %9s req/s  p50 %7s ms  p99 %7s ms  errors %s  rss %s KiB\n' \
-        "$r" "$payload" "$s" "$rps" "$p50" "$p99" "$errs" "$rss" >&2
+      echo "$s $payload $r $rps $p50 $p99 $n $errs $rss $cpu_us" >>"$results"
+      printf '  round %s %-9s %-5s %9s req/s  p50 %7s ms  p99 %7s ms  errors %s  rss %s KiB  cpu %s us/req\n' \
+        "$r" "$payload" "$s" "$rps" "$p50" "$p99" "$errs" "$rss" "$cpu_us" >&2
       kill -0 "${pid[$s]}" 2>/dev/null || bl_die "$s died during the $payload run"
     done
   done
@@ -95,15 +100,15 @@ python3 - "$results" "$seconds" "$rounds" "$conns" >"$work/table.md" <<'EOF'
 import statistics, sys, collections, subprocess, datetime
 rows = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    s, p, r, rps, p50, p99, n, errs, rss = line.split()
-    rows[(s, p)].append((float(rps), float(p50), float(p99), int(errs), int(rss)))
+    s, p, r, rps, p50, p99, n, errs, rss, cpu = line.split()
+    rows[(s, p)].append((float(rps), float(p50), float(p99), int(errs), int(rss), float(cpu)))
 servers = [s for s in ("rjg", "go", "nginx") if any(k[0] == s for k in rows)]
 names = {"rjg": "rayjob-guard", "go": "Go net/http", "nginx": "nginx floor"}
 def med(s, p, i):
     v = [x[i] for x in rows.get((s, p), [])]
     return statistics.median(v) if v else None
-print("| payload | server | req/s | p50 ms | p99 ms | errors | RSS MiB (max) |")
-print("|---|---|---:|---:|---:|---:|---:|")
+print("| payload | server | req/s | p50 ms | p99 ms | server CPU us/req | errors | RSS MiB (max) |")
+print("|---|---|---:|---:|---:|---:|---:|---:|")
 for p in ("small", "typical", "large", "handshake"):
     for s in servers:
         if (s, p) not in rows:
@@ -111,11 +116,11 @@ for p in ("small", "typical", "large", "handshake"):
         errs = sum(x[3] for x in rows[(s, p)])
         rss = max(x[4] for x in rows[(s, p)]) / 1024
         label = p if p != "handshake" else "new TLS connection per request (small)"
-        print(f"| {label} | {names[s]} | {med(s,p,0):.0f} | {med(s,p,1):.2f} | {med(s,p,2):.2f} | {errs} | {rss:.1f} |")
+        print(f"| {label} | {names[s]} | {med(s,p,0):.0f} | {med(s,p,1):.2f} | {med(s,p,2):.2f} | {med(s,p,5):.0f} | {errs} | {rss:.1f} |")
 print()
 if "rjg" in servers:
-    print("| payload | rjg/Go req/s (goal >= 3) | rjg/Go p99 (goal <= 0.33) | rjg/nginx req/s (goal >= 0.70) |")
-    print("|---|---:|---:|---:|")
+    print("| payload | rjg/Go req/s (goal >= 3) | rjg/Go p99 (goal <= 0.33) | rjg/nginx req/s (goal >= 0.70) | Go/rjg CPU per request |")
+    print("|---|---:|---:|---:|---:|")
     for p in ("small", "typical", "large", "handshake"):
         cells = []
         for other, i, fmt in (("go", 0, "{:.2f}x"), ("go", 2, "{:.2f}"), ("nginx", 0, "{:.0%}")):
@@ -126,6 +131,8 @@ if "rjg" in servers:
                 cells.append(fmt.format(a / b))
             else:
                 cells.append("-")
+        a, b = med("rjg", p, 5), med("go", p, 5)
+        cells.append(f"{b / a:.2f}x" if a and b else "-")
         print(f"| {p} | " + " | ".join(cells) + " |")
 EOF
 cat "$work/table.md"

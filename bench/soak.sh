@@ -68,7 +68,7 @@ body="$work/payloads/$payload.json"
 [ -f "$body" ] || bl_die "no payload '$payload' (small, typical, large)"
 bl_write_lua "$work"
 
-bl_start_rjg "$work" "$bin" --policy "$work/policy.yaml" --log-format json
+bl_start_rjg "$work" "$bin" --threads 1 --policy "$work/policy.yaml" --log-format json
 url="https://127.0.0.1:$RJG_PORT/validate"
 curl -s --cacert "$work/ca/ca.crt" -H 'Content-Type: application/json' --data-binary @"$body" "$url" |
   grep -q '"allowed":true' || bl_die "the soak payload is not allowed by the default policy"

@@ -62,6 +62,9 @@ bl_wait_tls() {
 # bl_rss_kb PID: resident set size in KiB (VmRSS), or 0 when the process is gone.
 bl_rss_kb() { awk '/^VmRSS:/ {print $2; f=1} END {if (!f) print 0}' "/proc/$1/status" 2>/dev/null || echo 0; }
 
+# bl_cpu_ticks PID: user + system CPU time of the process (all threads) in clock ticks (1/100 s).
+bl_cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
 # bl_find_rjg: prints the rayjob-guard executable: $RJG_BIN, else the newest build*/rayjob-guard.
 bl_find_rjg() {
   if [ -n "${RJG_BIN:-}" ]; then echo "$RJG_BIN"; return; fi
