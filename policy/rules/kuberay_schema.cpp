@@ -8,6 +8,7 @@
 // reported as unknown: a CRD newer than the operator writes exactly those as defaults.
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
