@@ -164,17 +164,21 @@ __int128 slow_path_nanos(std::string_view digit_text, int binary_exponent,
   if (digits.empty()) {
     return 0;
   }
+  // Doubling works least-significant digit first, so that a carry out of the top appends
+  // instead of inserting at the front.
+  std::vector<int> reversed(digits.rbegin(), digits.rend());
   for (int i = 0; i < binary_exponent; ++i) {
     int carry = 0;
-    for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
-      const int v = *it * 2 + carry;
-      *it = v % 10;
+    for (int& d : reversed) {
+      const int v = d * 2 + carry;
+      d = v % 10;
       carry = v / 10;
     }
     if (carry != 0) {
-      digits.insert(digits.begin(), carry);
+      reversed.push_back(carry);
     }
   }
+  digits.assign(reversed.rbegin(), reversed.rend());
   const long long length = static_cast<long long>(digits.size());
   // Digits that land left of the nano point, and whether any nonzero digit falls right of it.
   const long long integer_digits = length + decimal_exponent;
