@@ -61,8 +61,7 @@ Status decode_status(const Value& item, const Path& path, policy::ReapCandidate&
   if (Status s = json::read_string(st, "jobStatus", spath, c.job_status); !s) {
     return s;
   }
-  if (Status s = json::read_string(st, "jobDeploymentStatus", spath, c.job_deployment_status);
-      !s) {
+  if (Status s = json::read_string(st, "jobDeploymentStatus", spath, c.job_deployment_status); !s) {
     return s;
   }
   if (Status s = json::read_string(st, "message", spath, c.message); !s) {
@@ -149,8 +148,7 @@ Result<std::int64_t> parse_rfc3339(std::string_view s) {
   if (!ymd.ok()) {
     return fail();
   }
-  const std::int64_t days =
-      std::chrono::sys_days{ymd}.time_since_epoch().count();
+  const std::int64_t days = std::chrono::sys_days{ymd}.time_since_epoch().count();
   return days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
 }
 

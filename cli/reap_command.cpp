@@ -61,7 +61,8 @@ int usage_error(const std::string& message) {
 
 // Parses a positive whole number within [1, max]; nullopt otherwise.
 std::optional<long> positive(const std::string& text, long max) {
-  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
+  if (text.empty() || text.size() > 9 ||
+      text.find_first_not_of("0123456789") != std::string::npos) {
     return std::nullopt;
   }
   const long v = std::stol(text);
@@ -203,9 +204,10 @@ int run_reap(const Args& args) {
   }
   const policy::LifecycleConfig& lifecycle = policy.value().config.lifecycle;
   if (lifecycle.mode != policy::LifecycleMode::kReaper) {
-    spdlog::warn("reap policy lifecycle.mode is not \"reaper\"; reaping anyway with its bounds "
-                 "policy_hash={}",
-                 policy.value().hash);
+    spdlog::warn(
+        "reap policy lifecycle.mode is not \"reaper\"; reaping anyway with its bounds "
+        "policy_hash={}",
+        policy.value().hash);
   }
 
   Result<reaper::ApiEndpoint> endpoint =
@@ -225,20 +227,19 @@ int run_reap(const Args& args) {
   }
   reaper::KubeApi api(
       *client.value(), reaper::Backoff{},
-      [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); },
-      std::random_device{}());
+      [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }, std::random_device{}());
 
   reaper::ReapOptions options;
   options.namespace_ = a.all_namespaces ? "" : a.namespace_;
   options.dry_run = a.dry_run;
   options.page_size = static_cast<int>(a.page_size);
   options.lifecycle = lifecycle;
-  spdlog::info("reap start server={} namespace={} dry_run={} mode={} maxSucceededTTLSeconds={} "
-               "minFailedTTLSeconds={} maxFailedTTLSeconds={} policy_hash={}",
-               endpoint.value().describe(), a.all_namespaces ? "*" : a.namespace_, a.dry_run,
-               a.interval_seconds ? "interval" : "once", lifecycle.max_succeeded_ttl_seconds,
-               lifecycle.min_failed_ttl_seconds, lifecycle.max_failed_ttl_seconds,
-               policy.value().hash);
+  spdlog::info(
+      "reap start server={} namespace={} dry_run={} mode={} maxSucceededTTLSeconds={} "
+      "minFailedTTLSeconds={} maxFailedTTLSeconds={} policy_hash={}",
+      endpoint.value().describe(), a.all_namespaces ? "*" : a.namespace_, a.dry_run,
+      a.interval_seconds ? "interval" : "once", lifecycle.max_succeeded_ttl_seconds,
+      lifecycle.min_failed_ttl_seconds, lifecycle.max_failed_ttl_seconds, policy.value().hash);
 
   if (!a.interval_seconds) {
     const reaper::ReapStats stats = reaper::run_reap_pass(api, options, wall_clock_seconds);

@@ -44,8 +44,7 @@ void choose_ttl(const ReapCandidate& c, ReapOutcome outcome, const LifecycleConf
   if (it == c.annotations.end()) {
     d.ttl_source = TtlSource::kMissing;
     d.ttl_seconds = upper;
-    d.reason = short_key + " annotation missing; used " + upper_name + " " +
-               std::to_string(upper);
+    d.reason = short_key + " annotation missing; used " + upper_name + " " + std::to_string(upper);
     return;
   }
   const std::optional<std::int64_t> parsed = parse_ttl_annotation(it->second);

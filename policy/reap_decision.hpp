@@ -20,11 +20,12 @@ struct ReapCandidate {
   std::string name;
   std::string uid;
   std::map<std::string, std::string> annotations;
-  std::optional<std::string> job_status;             // status.jobStatus (SUCCEEDED, FAILED, RUNNING...)
-  std::optional<std::string> job_deployment_status;  // status.jobDeploymentStatus (Complete, Failed...)
-  std::optional<std::int64_t> end_time;              // status.endTime, seconds since the epoch
-  bool being_deleted = false;                        // metadata.deletionTimestamp is set
-  std::optional<std::string> message;                // status.message, for the deletion log
+  std::optional<std::string> job_status;  // status.jobStatus (SUCCEEDED, FAILED, RUNNING...)
+  std::optional<std::string>
+      job_deployment_status;             // status.jobDeploymentStatus (Complete, Failed...)
+  std::optional<std::int64_t> end_time;  // status.endTime, seconds since the epoch
+  bool being_deleted = false;            // metadata.deletionTimestamp is set
+  std::optional<std::string> message;    // status.message, for the deletion log
 };
 
 enum class ReapAction {
@@ -67,8 +68,10 @@ struct ReapDecision {
 //     Complete/Failed; a FAILED jobStatus or a Failed deployment makes the outcome a failure.
 //   - terminal without endTime -> kSkip (its age is unknown; never guessed).
 //   - TTL, from the annotations kTtlAfterSuccessKey / kTtlAfterFailureKey read with
-//     parse_ttl_annotation (the same reading as the reap-self and reap-ttl rules): success -> annotation clamped to <= maxSucceededTTLSeconds; failure -> clamped into
-//     [minFailedTTLSeconds, maxFailedTTLSeconds]; a missing or invalid annotation -> the upper bound.
+//     parse_ttl_annotation (the same reading as the reap-self and reap-ttl rules): success ->
+//     annotation clamped to <= maxSucceededTTLSeconds; failure -> clamped into
+//     [minFailedTTLSeconds, maxFailedTTLSeconds]; a missing or invalid annotation -> the upper
+//     bound.
 //   - age = now - endTime; kDelete when age >= TTL, else kKeep. An endTime in the future gives a
 //     negative age, which is kept.
 // Never fails; every input has an answer.

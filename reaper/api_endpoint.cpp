@@ -54,8 +54,7 @@ YAML::Node find_named(const YAML::Node& root, const char* list, const std::strin
     return YAML::Node(YAML::NodeType::Undefined);
   }
   for (const YAML::Node& item : items) {
-    if (item.IsMap() && item["name"] && item["name"].IsScalar() &&
-        item["name"].Scalar() == name) {
+    if (item.IsMap() && item["name"] && item["name"].IsScalar() && item["name"].Scalar() == name) {
       return item[inner];
     }
   }

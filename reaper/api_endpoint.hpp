@@ -11,8 +11,8 @@ namespace rjg::reaper {
 struct ApiEndpoint {
   std::string host;  // DNS name or IP literal (IPv6 without brackets)
   std::string port = "443";
-  std::string token;      // bearer token; may be empty (then no Authorization header)
-  std::string ca_pem;     // PEM of the CA(s) that sign the apiserver certificate
+  std::string token;   // bearer token; may be empty (then no Authorization header)
+  std::string ca_pem;  // PEM of the CA(s) that sign the apiserver certificate
   bool insecure_skip_tls_verify = false;  // only from a kubeconfig that says so
   std::string describe() const { return "https://" + host + ":" + port; }
 };

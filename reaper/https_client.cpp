@@ -1,6 +1,8 @@
 // HttpsClient: Beast HTTP/1.1 over an Asio SSL stream, each step bounded by a deadline.
 #include "reaper/https_client.hpp"
 
+#include <openssl/ssl.h>
+
 #include <boost/asio/connect.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/address.hpp>
@@ -10,7 +12,6 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/version.hpp>
-#include <openssl/ssl.h>
 
 namespace rjg::reaper {
 
@@ -64,8 +65,7 @@ Result<std::unique_ptr<HttpsClient>> HttpsClient::create(const ApiEndpoint& endp
   impl->timeout = timeout;
   error_code ec;
   impl->ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
-                        ssl::context::no_sslv3 | ssl::context::no_tlsv1 |
-                        ssl::context::no_tlsv1_1);
+                        ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
   if (endpoint.insecure_skip_tls_verify) {
     impl->ctx.set_verify_mode(ssl::verify_none);
   } else {
@@ -119,9 +119,8 @@ Result<HttpResponse> HttpsClient::send(const HttpRequest& request) {
   ec = run_step(
       io, lowest,
       [&](auto handler) {
-        lowest.async_connect(endpoints, [handler](error_code e, const tcp::endpoint&) {
-          handler(e);
-        });
+        lowest.async_connect(endpoints,
+                             [handler](error_code e, const tcp::endpoint&) { handler(e); });
       },
       deadline);
   if (ec) {

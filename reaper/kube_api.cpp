@@ -169,10 +169,9 @@ Result<admission::RayJobListPage> KubeApi::list_page(const std::string& namespac
   req.target = list_target(namespace_, limit, continue_token);
   CallResult r = call(req);
   if (r.outcome != ApiOutcome::kOk) {
-    return unavailable("GET " + req.target + " failed after " + std::to_string(r.attempts) +
-                       " attempt(s): " +
-                       (r.status == 0 ? r.error
-                                      : "HTTP " + std::to_string(r.status) + " " + snippet(r.body)));
+    return unavailable(
+        "GET " + req.target + " failed after " + std::to_string(r.attempts) + " attempt(s): " +
+        (r.status == 0 ? r.error : "HTTP " + std::to_string(r.status) + " " + snippet(r.body)));
   }
   return admission::decode_rayjob_list(r.body);
 }

@@ -18,7 +18,8 @@ namespace rjg::reaper {
 
 // GET target for one page: /apis/ray.io/v1/namespaces/NS/rayjobs (or /apis/ray.io/v1/rayjobs
 // when `namespace_` is empty) with ?limit=N and, when not empty, &continue=TOKEN (escaped).
-std::string list_target(const std::string& namespace_, int limit, const std::string& continue_token);
+std::string list_target(const std::string& namespace_, int limit,
+                        const std::string& continue_token);
 
 // DELETE target: /apis/ray.io/v1/namespaces/NS/rayjobs/NAME.
 std::string delete_target(const std::string& namespace_, const std::string& name);
@@ -58,9 +59,9 @@ using Sleeper = std::function<void(std::chrono::milliseconds)>;
 // The result of one API call after retries.
 struct CallResult {
   ApiOutcome outcome = ApiOutcome::kFatal;
-  int status = 0;        // last HTTP status; 0 when no response came back
-  std::string body;      // last response body
-  std::string error;     // last transport error, when status == 0
+  int status = 0;     // last HTTP status; 0 when no response came back
+  std::string body;   // last response body
+  std::string error;  // last transport error, when status == 0
   int attempts = 0;
 };
 

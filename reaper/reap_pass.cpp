@@ -40,10 +40,11 @@ void handle(KubeApi& api, const ReapOptions& options, const policy::ReapCandidat
       return;
     case policy::ReapAction::kSkip:
       ++stats.skipped;
-      spdlog::info("reap action=skip namespace={} name={} uid={} jobStatus={} deploymentStatus={} "
-                   "reason={}",
-                   c.namespace_, c.name, c.uid, opt(c.job_status), opt(c.job_deployment_status),
-                   q(d.reason));
+      spdlog::info(
+          "reap action=skip namespace={} name={} uid={} jobStatus={} deploymentStatus={} "
+          "reason={}",
+          c.namespace_, c.name, c.uid, opt(c.job_status), opt(c.job_deployment_status),
+          q(d.reason));
       return;
     case policy::ReapAction::kDelete:
       break;
@@ -53,22 +54,23 @@ void handle(KubeApi& api, const ReapOptions& options, const policy::ReapCandidat
       d.outcome == policy::ReapOutcome::kFailed ? " message=" + q(opt(c.message)) : "";
   if (options.dry_run) {
     ++stats.deleted;
-    spdlog::info("reap action=would-delete namespace={} name={} uid={} jobStatus={} "
-                 "deploymentStatus={} age={}s ttl={}s ttlSource={}{} reason={}",
-                 c.namespace_, c.name, c.uid, opt(c.job_status), opt(c.job_deployment_status),
-                 d.age_seconds, d.ttl_seconds, policy::ttl_source_name(d.ttl_source), message,
-                 q(d.reason));
+    spdlog::info(
+        "reap action=would-delete namespace={} name={} uid={} jobStatus={} "
+        "deploymentStatus={} age={}s ttl={}s ttlSource={}{} reason={}",
+        c.namespace_, c.name, c.uid, opt(c.job_status), opt(c.job_deployment_status), d.age_seconds,
+        d.ttl_seconds, policy::ttl_source_name(d.ttl_source), message, q(d.reason));
     return;
   }
   const CallResult r = api.delete_rayjob(c.namespace_, c.name, c.uid);
   switch (r.outcome) {
     case ApiOutcome::kOk:
       ++stats.deleted;
-      spdlog::info("reap action=deleted namespace={} name={} uid={} jobStatus={} "
-                   "deploymentStatus={} age={}s ttl={}s ttlSource={}{} reason={}",
-                   c.namespace_, c.name, c.uid, opt(c.job_status), opt(c.job_deployment_status),
-                   d.age_seconds, d.ttl_seconds, policy::ttl_source_name(d.ttl_source), message,
-                   q(d.reason));
+      spdlog::info(
+          "reap action=deleted namespace={} name={} uid={} jobStatus={} "
+          "deploymentStatus={} age={}s ttl={}s ttlSource={}{} reason={}",
+          c.namespace_, c.name, c.uid, opt(c.job_status), opt(c.job_deployment_status),
+          d.age_seconds, d.ttl_seconds, policy::ttl_source_name(d.ttl_source), message,
+          q(d.reason));
       return;
     case ApiOutcome::kNotFound:
     case ApiOutcome::kConflict:
@@ -82,10 +84,11 @@ void handle(KubeApi& api, const ReapOptions& options, const policy::ReapCandidat
     case ApiOutcome::kRetryable:
     case ApiOutcome::kFatal:
       ++stats.failed;
-      spdlog::error("reap action=delete-failed namespace={} name={} uid={} status={} attempts={} "
-                    "error={}",
-                    c.namespace_, c.name, c.uid, r.status, r.attempts,
-                    q(r.status == 0 ? r.error : r.body.substr(0, 300)));
+      spdlog::error(
+          "reap action=delete-failed namespace={} name={} uid={} status={} attempts={} "
+          "error={}",
+          c.namespace_, c.name, c.uid, r.status, r.attempts,
+          q(r.status == 0 ? r.error : r.body.substr(0, 300)));
       return;
   }
 }
@@ -96,14 +99,13 @@ ReapStats run_reap_pass(KubeApi& api, const ReapOptions& options, const Clock& n
   ReapStats stats;
   std::string token;
   do {
-    Result<admission::RayJobListPage> page = api.list_page(options.namespace_, options.page_size,
-                                                           token);
+    Result<admission::RayJobListPage> page =
+        api.list_page(options.namespace_, options.page_size, token);
     if (!page) {
       stats.list_failed = true;
       stats.list_error = page.error().message;
       spdlog::error("reap action=list-failed namespace={} error={}",
-                    options.namespace_.empty() ? "*" : options.namespace_,
-                    q(page.error().message));
+                    options.namespace_.empty() ? "*" : options.namespace_, q(page.error().message));
       break;
     }
     const std::int64_t t = now();
@@ -113,10 +115,11 @@ ReapStats run_reap_pass(KubeApi& api, const ReapOptions& options, const Clock& n
     }
     token = std::move(page.value().continue_token);
   } while (!token.empty());
-  spdlog::info("reap pass listed={} deleted={} kept={} skipped={} already_gone={} failed={} "
-               "list_failed={} dry_run={}",
-               stats.listed, stats.deleted, stats.kept, stats.skipped, stats.already_gone,
-               stats.failed, stats.list_failed, options.dry_run);
+  spdlog::info(
+      "reap pass listed={} deleted={} kept={} skipped={} already_gone={} failed={} "
+      "list_failed={} dry_run={}",
+      stats.listed, stats.deleted, stats.kept, stats.skipped, stats.already_gone, stats.failed,
+      stats.list_failed, options.dry_run);
   return stats;
 }
 

@@ -21,11 +21,11 @@ struct ReapOptions {
 
 struct ReapStats {
   int listed = 0;
-  int deleted = 0;        // DELETE answered 2xx (or would have been, in dry-run)
-  int kept = 0;           // running, or not yet due
-  int skipped = 0;        // terminating already, or terminal without endTime
-  int already_gone = 0;   // DELETE answered 404 or 409: gone or replaced meanwhile
-  int failed = 0;         // DELETE finally failed
+  int deleted = 0;           // DELETE answered 2xx (or would have been, in dry-run)
+  int kept = 0;              // running, or not yet due
+  int skipped = 0;           // terminating already, or terminal without endTime
+  int already_gone = 0;      // DELETE answered 404 or 409: gone or replaced meanwhile
+  int failed = 0;            // DELETE finally failed
   bool list_failed = false;  // a list page finally failed; the pass stopped there
   std::string list_error;
 

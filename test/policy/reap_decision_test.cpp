@@ -156,19 +156,21 @@ TEST(ReapDecision, Table) {
 
 TEST(ReapDecision, ReasonSaysWhichBoundWasUsed) {
   Case missing{"", "FAILED", "Failed", 10, kNo, kNo, false, A::kKeep, O::kFailed, S::kMissing, 0};
-  EXPECT_NE(decide_reap(make(missing), bounds(), kNow)
-                .reason.find("ttl-after-failure annotation missing; used maxFailedTTLSeconds 86400"),
-            std::string::npos);
+  EXPECT_NE(
+      decide_reap(make(missing), bounds(), kNow)
+          .reason.find("ttl-after-failure annotation missing; used maxFailedTTLSeconds 86400"),
+      std::string::npos);
   Case low{"", "FAILED", "Failed", 10, kNo, "8", false, A::kKeep, O::kFailed, S::kClamped, 0};
   EXPECT_NE(decide_reap(make(low), bounds(), kNow).reason.find("below minFailedTTLSeconds 3600"),
             std::string::npos);
-  Case bad{"", "SUCCEEDED", "Complete", 10, "1h", kNo, false, A::kKeep, O::kSucceeded,
-           S::kInvalid, 0};
-  EXPECT_NE(decide_reap(make(bad), bounds(), kNow)
-                .reason.find("\"1h\" is not a whole number of seconds; used maxSucceededTTLSeconds"),
-            std::string::npos);
-  Case no_end{"", "SUCCEEDED", "Complete", std::nullopt, kNo, kNo, false, A::kSkip, O::kSucceeded,
-              S::kNone, 0};
+  Case bad{"",    "SUCCEEDED", "Complete",    10,          "1h", kNo,
+           false, A::kKeep,    O::kSucceeded, S::kInvalid, 0};
+  EXPECT_NE(
+      decide_reap(make(bad), bounds(), kNow)
+          .reason.find("\"1h\" is not a whole number of seconds; used maxSucceededTTLSeconds"),
+      std::string::npos);
+  Case no_end{"",    "SUCCEEDED", "Complete",    std::nullopt, kNo, kNo,
+              false, A::kSkip,    O::kSucceeded, S::kNone,     0};
   EXPECT_NE(decide_reap(make(no_end), bounds(), kNow).reason.find("endTime is absent"),
             std::string::npos);
 }
@@ -178,8 +180,8 @@ TEST(ReapDecision, BoundsComeFromThePolicy) {
   lc.max_succeeded_ttl_seconds = 3;
   lc.min_failed_ttl_seconds = 8;
   lc.max_failed_ttl_seconds = 20;
-  Case s{"", "SUCCEEDED", "Complete", 3, kNo, kNo, false, A::kDelete, O::kSucceeded, S::kMissing,
-         3};
+  Case s{"",    "SUCCEEDED", "Complete",    3,           kNo, kNo,
+         false, A::kDelete,  O::kSucceeded, S::kMissing, 3};
   const ReapDecision ds = decide_reap(make(s), lc, kNow);
   EXPECT_EQ(ds.action, ReapAction::kDelete);
   EXPECT_EQ(ds.ttl_seconds, 3);

@@ -72,8 +72,8 @@ TEST(Kubeconfig, TokenAndCaData) {
   // base64 of kCaPem
   const std::string b64 =
       "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUIKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo=";
-  const std::string p =
-      d.write("kc", kubeconfig("    certificate-authority-data: " + b64 + "\n", "    token: t0k\n"));
+  const std::string p = d.write(
+      "kc", kubeconfig("    certificate-authority-data: " + b64 + "\n", "    token: t0k\n"));
   Result<ApiEndpoint> ep = kubeconfig_endpoint(p);
   ASSERT_TRUE(ep.ok()) << ep.error().message;
   EXPECT_EQ(ep.value().host, "127.0.0.1");
@@ -87,8 +87,8 @@ TEST(Kubeconfig, RelativeCaFileTokenFileAndInsecure) {
   TempDir d;
   d.write("ca.crt", kCaPem);
   d.write("token", "abc\n");
-  const std::string p = d.write(
-      "kc", kubeconfig("    certificate-authority: ca.crt\n", "    tokenFile: token\n"));
+  const std::string p =
+      d.write("kc", kubeconfig("    certificate-authority: ca.crt\n", "    tokenFile: token\n"));
   Result<ApiEndpoint> ep = kubeconfig_endpoint(p);
   ASSERT_TRUE(ep.ok()) << ep.error().message;
   EXPECT_EQ(ep.value().ca_pem, kCaPem);
@@ -119,8 +119,9 @@ TEST(Kubeconfig, Errors) {
        "insecure-skip-tls-verify"},
       {"bad ca data", kubeconfig("    certificate-authority-data: '!!'\n", "    token: x\n"),
        ErrorCode::kInvalidArgument, "not base64"},
-      {"client cert", kubeconfig("    insecure-skip-tls-verify: true\n",
-                                 "    client-certificate: c.crt\n    client-key: c.key\n"),
+      {"client cert",
+       kubeconfig("    insecure-skip-tls-verify: true\n",
+                  "    client-certificate: c.crt\n    client-key: c.key\n"),
        ErrorCode::kUnsupported, "only token and tokenFile"},
       {"missing ca file", kubeconfig("    certificate-authority: nope.crt\n", "    token: x\n"),
        ErrorCode::kUnavailable, "nope.crt"},
@@ -139,8 +140,8 @@ TEST(Kubeconfig, Errors) {
 
 TEST(Flags, ReadTokenAndCa) {
   TempDir d;
-  Result<ApiEndpoint> ep = flags_endpoint("https://127.0.0.1:9", d.write("t", "tok\n"),
-                                          d.write("ca", kCaPem));
+  Result<ApiEndpoint> ep =
+      flags_endpoint("https://127.0.0.1:9", d.write("t", "tok\n"), d.write("ca", kCaPem));
   ASSERT_TRUE(ep.ok()) << ep.error().message;
   EXPECT_EQ(ep.value().token, "tok");
   EXPECT_EQ(ep.value().ca_pem, kCaPem);

@@ -49,8 +49,8 @@ class FakeApiServer : public ::testing::Test {
       close(out[0]);
       close(out[1]);
       const std::string cert = dir_ + "/certs/tls.crt", key = dir_ + "/certs/tls.key";
-      execlp("python3", "python3", RJG_FAKE_APISERVER, "--cert", cert.c_str(), "--key",
-             key.c_str(), "--token", "sekret", "--log", log_.c_str(), "--end-time", kEndTime,
+      execlp("python3", "python3", RJG_FAKE_APISERVER, "--cert", cert.c_str(), "--key", key.c_str(),
+             "--token", "sekret", "--log", log_.c_str(), "--end-time", kEndTime,
              static_cast<char*>(nullptr));
       _exit(127);
     }
@@ -110,12 +110,13 @@ TEST_F(FakeApiServer, PagesRetriesAndRaces) {
   Backoff b;
   b.base = std::chrono::milliseconds(20);
   b.cap = std::chrono::milliseconds(80);
-  KubeApi api(*client.value(), b,
-              [&](std::chrono::milliseconds d) {
-                waits.all.push_back(d);
-                usleep(static_cast<useconds_t>(d.count() * 1000));
-              },
-              3);
+  KubeApi api(
+      *client.value(), b,
+      [&](std::chrono::milliseconds d) {
+        waits.all.push_back(d);
+        usleep(static_cast<useconds_t>(d.count() * 1000));
+      },
+      3);
   ReapOptions o;
   o.namespace_ = "tenant-a";
   o.page_size = 2;
@@ -161,7 +162,8 @@ TEST_F(FakeApiServer, WrongTokenIsFatalNotRetried) {
       HttpsClient::create(endpoint("certs", "wrong"), std::chrono::seconds(10));
   ASSERT_TRUE(client.ok());
   int sleeps = 0;
-  KubeApi api(*client.value(), Backoff{}, [&](std::chrono::milliseconds) { ++sleeps; }, 1);
+  KubeApi api(
+      *client.value(), Backoff{}, [&](std::chrono::milliseconds) { ++sleeps; }, 1);
   Result<admission::RayJobListPage> page = api.list_page("tenant-a", 2, "");
   ASSERT_FALSE(page.ok());
   EXPECT_NE(page.error().message.find("HTTP 401"), std::string::npos) << page.error().message;

@@ -17,7 +17,8 @@ using testing::FakeTransport;
 using testing::response;
 
 TEST(KubeApiRequests, ListTargets) {
-  EXPECT_EQ(list_target("tenant-a", 100, ""), "/apis/ray.io/v1/namespaces/tenant-a/rayjobs?limit=100");
+  EXPECT_EQ(list_target("tenant-a", 100, ""),
+            "/apis/ray.io/v1/namespaces/tenant-a/rayjobs?limit=100");
   EXPECT_EQ(list_target("", 5, ""), "/apis/ray.io/v1/rayjobs?limit=5");
   EXPECT_EQ(list_target("", 5, "eyJ2Ijoi/+=="),
             "/apis/ray.io/v1/rayjobs?limit=5&continue=eyJ2Ijoi%2F%2B%3D%3D");
@@ -134,7 +135,8 @@ TEST(KubeApiRetry, JitterVaries) {
 TEST(KubeApiRetry, HonoursRetryAfterWithinTheCap) {
   int n = 0;
   FakeTransport t([&](const HttpRequest&) -> Result<HttpResponse> {
-    return ++n == 1 ? response(429, "{}", "2") : (n == 2 ? response(429, "{}", "99") : response(200));
+    return ++n == 1 ? response(429, "{}", "2")
+                    : (n == 2 ? response(429, "{}", "99") : response(200));
   });
   Recorder rec;
   Backoff b;

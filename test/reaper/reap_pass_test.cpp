@@ -21,8 +21,8 @@ std::string rayjob(const std::string& name, const std::string& status, const std
                    const std::string& success_ttl, const std::string& failure_ttl,
                    bool with_end = true) {
   std::string s = R"({"metadata":{"name":")" + name + R"(","namespace":"tenant-a","uid":"uid-)" +
-                  name + R"(","annotations":{"rayjob-guard.io/ttl-after-success":")" +
-                  success_ttl + R"(","rayjob-guard.io/ttl-after-failure":")" + failure_ttl +
+                  name + R"(","annotations":{"rayjob-guard.io/ttl-after-success":")" + success_ttl +
+                  R"(","rayjob-guard.io/ttl-after-failure":")" + failure_ttl +
                   R"("}},"status":{"jobStatus":")" + status + R"(","jobDeploymentStatus":")" +
                   deploy + R"(","message":"exit 1")";
   if (with_end) {
@@ -49,7 +49,8 @@ ReapOptions options() {
 KubeApi make_api(FakeTransport& t) {
   Backoff b;
   b.max_attempts = 3;
-  return KubeApi(t, b, [](std::chrono::milliseconds) {}, 1);
+  return KubeApi(
+      t, b, [](std::chrono::milliseconds) {}, 1);
 }
 
 // Two pages: done-ok (succeeded, ttl 30: due), running (never), done-bad (failed, ttl 200: not
@@ -63,8 +64,8 @@ Result<HttpResponse> two_pages(const HttpRequest& r, int delete_status) {
   if (r.method == "GET" &&
       r.target == "/apis/ray.io/v1/namespaces/tenant-a/rayjobs?limit=2&continue=p2") {
     return response(200, page(rayjob("done-bad", "FAILED", "Failed", "30", "200") + "," +
-                                  rayjob("no-end", "SUCCEEDED", "Complete", "0", "0", false) +
-                                  "," + rayjob("old-bad", "FAILED", "Failed", "30", "60"),
+                                  rayjob("no-end", "SUCCEEDED", "Complete", "0", "0", false) + "," +
+                                  rayjob("old-bad", "FAILED", "Failed", "30", "60"),
                               ""));
   }
   if (r.method == "DELETE") {
@@ -89,9 +90,9 @@ TEST(ReapPass, DeletesOnlyDueRayJobsAcrossPages) {
       EXPECT_NE(r.body.find(R"("propagationPolicy":"Background")"), std::string::npos);
     }
   }
-  EXPECT_EQ(deleted, (std::vector<std::string>{
-                         "/apis/ray.io/v1/namespaces/tenant-a/rayjobs/done-ok",
-                         "/apis/ray.io/v1/namespaces/tenant-a/rayjobs/old-bad"}));
+  EXPECT_EQ(deleted,
+            (std::vector<std::string>{"/apis/ray.io/v1/namespaces/tenant-a/rayjobs/done-ok",
+                                      "/apis/ray.io/v1/namespaces/tenant-a/rayjobs/old-bad"}));
   EXPECT_NE(t.requests.back().body.find(R"("uid":"uid-old-bad")"), std::string::npos);
 }
 
