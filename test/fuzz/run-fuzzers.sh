@@ -166,7 +166,7 @@ do_replay() {
       continue
     fi
     bin="$build/fuzz/fuzz_$t"
-    if "$bin" -runs=1 "${files[@]}" >"$build/replay-$t.log" 2>&1; then
+    if "$bin" -runs=1 -timeout=10 -rss_limit_mb=2048 "${files[@]}" >"$build/replay-$t.log" 2>&1; then
       echo "replay: fuzz_$t: ${#files[@]} regression input(s) pass"
     else
       failed=1
