@@ -177,7 +177,6 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
       head_.content_length = *len;
     }
     head_.chunked = parser_->chunked();
-    started_ = Clock::now();
     if (auto early = check_head(head_, state_.config.max_body_bytes)) {
       // The body (if any) is not read: answer and close, so a client cannot make us swallow it.
       const bool has_body = head_.chunked || (head_.content_length && *head_.content_length > 0);
@@ -220,6 +219,9 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     const bool keep_alive = parser_->get().keep_alive();
     Request request{std::move(head_), std::move(parser_->get().body())};
     Response response;
+    // Latency is the review itself (decode, evaluate, encode): queueing behind other
+    // connections on a busy loop is visible in the client's latency, not here.
+    const auto started = Clock::now();
     // The session boundary: an exception here is a bug, answered 500 and counted, never a path.
     try {
       Services services{state_.policy.load(), state_.config.max_body_bytes, {}};
@@ -229,7 +231,7 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
       log_event(Level::kError, "internal error", {{"error", std::string(e.what())}});
       response = error_response(500, "internal error");
     }
-    const auto latency = Clock::now() - started_;
+    const auto latency = Clock::now() - started;
     if (response.summary) {
       state_.metrics.record_review(*response.summary, latency);
       log_decision(*response.summary, latency, response.status);
@@ -301,7 +303,6 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> res_;
   RequestHead head_;
-  Clock::time_point started_{};
   std::uint64_t id_ = 0;
   std::uint64_t requests_ = 0;
   bool registered_ = false;

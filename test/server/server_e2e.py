@@ -379,6 +379,31 @@ def group_errors(work, certs):
         rc = s.stop()
     check(rc == 0, "exit 0")
 
+    # Connection cap: beyond it a new connection is closed at once and counted.
+    s = Server(work, certs, ["--threads", "1", "--max-connections", "2"])
+    try:
+        held = [s.conn() for _ in range(2)]
+        for c in held:
+            c.connect()
+        time.sleep(0.1)
+        refused = False
+        try:
+            s.fingerprint()
+        except (OSError, ssl.SSLError):
+            refused = True
+        time.sleep(0.05)
+        check(refused and s.metric("rayjob_guard_connections_rejected_total") == 1,
+              "connection over --max-connections closed at once and counted")
+        held[0].close()
+        time.sleep(0.1)
+        check(s.post(compact(fixture("review-allow.json")), conn=held[1])[0] == 200,
+              "connections under the cap keep working")
+        held[1].close()
+        time.sleep(0.1)
+        check(s.post(compact(fixture("review-allow.json")))[0] == 200, "a new connection works again")
+    finally:
+        check(s.stop() == 0, "exit 0")
+
     # Startup errors: one clear line on stderr, exit 1 (setup) or 2 (usage).
     other = mint(os.path.join(work, "other"))
     bad_policy = os.path.join(work, "bad-policy.yaml")
