@@ -3,7 +3,6 @@
 
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
-
 #include <chrono>
 
 #include "server/log.hpp"
@@ -63,11 +62,11 @@ void Listener::do_accept() {
     return;
   }
   // Each connection gets its own strand, so its handlers never run concurrently.
-  acceptor_.async_accept(net::make_strand(ioc_),
-                         [self = shared_from_this()](boost::system::error_code ec,
-                                                     tcp::socket socket) {
-                           self->on_accept(ec, std::move(socket));
-                         });
+  acceptor_.async_accept(
+      net::make_strand(ioc_),
+      [self = shared_from_this()](boost::system::error_code ec, tcp::socket socket) {
+        self->on_accept(ec, std::move(socket));
+      });
 }
 
 void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {

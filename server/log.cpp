@@ -101,9 +101,9 @@ void init_logging(LogFormat format, const std::string& level) {
   g_json = json;
   auto logger = spdlog::stderr_logger_mt("rayjob-guard");
   // The fields are rendered by log_event; the pattern only adds time and level.
-  logger->set_pattern(json ? R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l",%v})"
-                           : "%Y-%m-%dT%H:%M:%S.%fZ %l %v",
-                      spdlog::pattern_time_type::utc);
+  logger->set_pattern(
+      json ? R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l",%v})" : "%Y-%m-%dT%H:%M:%S.%fZ %l %v",
+      spdlog::pattern_time_type::utc);
   logger->set_level(spdlog::level::from_str(level == "warn" ? "warning" : level));
   logger->flush_on(spdlog::level::trace);
   spdlog::set_default_logger(std::move(logger));

@@ -11,25 +11,25 @@
 
 namespace rjg::server {
 
-Metrics::Metrics(const std::string& version)
-    : registry_(std::make_shared<prometheus::Registry>()) {
+Metrics::Metrics(const std::string& version) : registry_(std::make_shared<prometheus::Registry>()) {
   auto& r = *registry_;
   admission_requests_ = &prometheus::BuildCounter()
                              .Name("rayjob_guard_admission_requests_total")
                              .Help("AdmissionReviews answered, by operation and verdict.")
                              .Register(r);
-  violations_ = &prometheus::BuildCounter()
-                     .Name("rayjob_guard_admission_violations_total")
-                     .Help("Rule violations in answered reviews, by rule id and action (deny/warn).")
-                     .Register(r);
+  violations_ =
+      &prometheus::BuildCounter()
+           .Name("rayjob_guard_admission_violations_total")
+           .Help("Rule violations in answered reviews, by rule id and action (deny/warn).")
+           .Register(r);
   // Reviews take tens of microseconds: buckets are fine-grained below 1 ms.
   latency_ = &prometheus::BuildHistogram()
                   .Name("rayjob_guard_admission_duration_seconds")
                   .Help("Time to decode, evaluate and encode one AdmissionReview.")
                   .Register(r)
                   .Add({}, prometheus::Histogram::BucketBoundaries{
-                               0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
-                               0.025, 0.05, 0.1, 0.25, 0.5, 1.0});
+                               0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
+                               0.05, 0.1, 0.25, 0.5, 1.0});
   http_requests_ = &prometheus::BuildCounter()
                         .Name("rayjob_guard_http_requests_total")
                         .Help("HTTP responses on the HTTPS admission port, by status code.")
@@ -39,16 +39,18 @@ Metrics::Metrics(const std::string& version)
                     .Help("Requests on the HTTPS port being read or answered.")
                     .Register(r)
                     .Add({});
-  handshake_failures_ = &prometheus::BuildCounter()
-                             .Name("rayjob_guard_tls_handshake_failures_total")
-                             .Help("TLS handshakes that failed (protocol, cipher, ALPN, client cert).")
-                             .Register(r)
-                             .Add({});
-  connections_rejected_ = &prometheus::BuildCounter()
-                               .Name("rayjob_guard_connections_rejected_total")
-                               .Help("Connections closed at once because the connection cap was hit.")
-                               .Register(r)
-                               .Add({});
+  handshake_failures_ =
+      &prometheus::BuildCounter()
+           .Name("rayjob_guard_tls_handshake_failures_total")
+           .Help("TLS handshakes that failed (protocol, cipher, ALPN, client cert).")
+           .Register(r)
+           .Add({});
+  connections_rejected_ =
+      &prometheus::BuildCounter()
+           .Name("rayjob_guard_connections_rejected_total")
+           .Help("Connections closed at once because the connection cap was hit.")
+           .Register(r)
+           .Add({});
   internal_errors_ = &prometheus::BuildCounter()
                           .Name("rayjob_guard_internal_errors_total")
                           .Help("Requests answered 500 because of an unexpected exception (a bug).")

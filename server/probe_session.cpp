@@ -4,7 +4,6 @@
 #include <boost/asio/dispatch.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-
 #include <chrono>
 #include <optional>
 #include <string>
@@ -71,9 +70,9 @@ class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
       res_.body().clear();  // Content-Length stays that of the GET answer
     }
     stream_.expires_after(kProbeTimeout);
-    http::async_write(stream_, res_,
-                      beast::bind_front_handler(&ProbeSession::on_write, shared_from_this(),
-                                                res_.keep_alive()));
+    http::async_write(
+        stream_, res_,
+        beast::bind_front_handler(&ProbeSession::on_write, shared_from_this(), res_.keep_alive()));
   }
 
   void on_write(bool keep_alive, beast::error_code ec, std::size_t /*bytes*/) {

@@ -78,8 +78,8 @@ std::optional<Response> check_head(const RequestHead& head, std::size_t max_body
     return text(415, "unsupported media type: Content-Type must be application/json");
   }
   if (head.content_length && *head.content_length > max_body_bytes) {
-    return text(413, "request body too large: the limit is " + std::to_string(max_body_bytes) +
-                         " bytes");
+    return text(
+        413, "request body too large: the limit is " + std::to_string(max_body_bytes) + " bytes");
   }
   if (!head.chunked && (!head.content_length || *head.content_length == 0)) {
     return text(400, "empty request body: expected an AdmissionReview");
@@ -101,9 +101,9 @@ Response route(const Request& request, const Services& services) {
   if (!services.policy) {
     return text(503, "no policy loaded");
   }
-  Result<admission::ReviewResult> result =
-      services.review ? services.review(request.body, *services.policy)
-                      : admission::review(request.body, *services.policy);
+  Result<admission::ReviewResult> result = services.review
+                                               ? services.review(request.body, *services.policy)
+                                               : admission::review(request.body, *services.policy);
   if (!result.ok()) {
     return text(http_status(result.error().code), result.error().message);
   }

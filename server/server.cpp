@@ -5,7 +5,6 @@
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
-
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -122,16 +121,17 @@ class Runtime {
     signals_.async_wait([this](boost::system::error_code ec, int signo) { on_signal(ec, signo); });
     arm_reload();
     state_.ready = true;
-    log_event(Level::kInfo, "listening",
-              {{"https_port", static_cast<long long>(https_->port())},
-               {"probe_port", static_cast<long long>(probe_->port())},
-               {"https_address", c.listen.host},
-               {"probe_address", c.probe_listen.host},
-               {"threads", static_cast<long long>(c.threads)},
-               {"policy", c.policy_file.empty() ? std::string("(embedded default)") : c.policy_file},
-               {"policy_hash", state_.policy.load()->hash},
-               {"certificate_serial", cert_serial_},
-               {"mtls", !c.client_ca_file.empty()}});
+    log_event(
+        Level::kInfo, "listening",
+        {{"https_port", static_cast<long long>(https_->port())},
+         {"probe_port", static_cast<long long>(probe_->port())},
+         {"https_address", c.listen.host},
+         {"probe_address", c.probe_listen.host},
+         {"threads", static_cast<long long>(c.threads)},
+         {"policy", c.policy_file.empty() ? std::string("(embedded default)") : c.policy_file},
+         {"policy_hash", state_.policy.load()->hash},
+         {"certificate_serial", cert_serial_},
+         {"mtls", !c.client_ca_file.empty()}});
     return {};
   }
 
@@ -158,7 +158,8 @@ class Runtime {
       } catch (const std::exception& e) {
         // A handler threw: a bug. Count it and keep serving the other connections.
         state_.metrics.internal_error();
-        log_event(Level::kError, "internal error in event loop", {{"error", std::string(e.what())}});
+        log_event(Level::kError, "internal error in event loop",
+                  {{"error", std::string(e.what())}});
       }
     }
   }
@@ -200,7 +201,8 @@ class Runtime {
         const std::string hash = policy.value().hash;
         state_.policy.store(
             std::make_shared<const admission::LoadedPolicy>(std::move(policy).value()));
-        log_event(Level::kInfo, "policy reloaded", {{"policy", c.policy_file}, {"policy_hash", hash}});
+        log_event(Level::kInfo, "policy reloaded",
+                  {{"policy", c.policy_file}, {"policy_hash", hash}});
       } else {
         state_.metrics.policy_reload("failure");
         log_event(Level::kError, "policy reload refused; still serving the previous one",

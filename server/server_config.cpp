@@ -107,7 +107,8 @@ Result<ListenAddress> parse_listen_address(const std::string& text) {
 const char* serve_usage() {
   return "usage: rayjob-guard serve --tls-cert FILE --tls-key FILE [options]\n"
          "  --policy FILE            policy YAML (default: the embedded default policy)\n"
-         "  --listen ADDR:PORT       HTTPS admission listener (default 0.0.0.0:8443; port 0 = any)\n"
+         "  --listen ADDR:PORT       HTTPS admission listener (default 0.0.0.0:8443; port 0 = "
+         "any)\n"
          "  --probe-listen ADDR:PORT /healthz /readyz /metrics over HTTP (default 0.0.0.0:8080)\n"
          "  --port-file FILE         write {\"https\":P,\"probe\":Q} there once listening\n"
          "  --client-ca FILE         require client certificates signed by this CA (mTLS)\n"
@@ -252,15 +253,17 @@ Result<ServerConfig> parse_server_config(const std::vector<std::string>& args) {
       }
     } else if (flag == "--log-level") {
       if (s = text(c.log_level); s.ok()) {
-        static constexpr const char* kLevels[] = {"trace", "debug", "info",    "warn",
+        static constexpr const char* kLevels[] = {"trace", "debug",    "info", "warn",
                                                   "error", "critical", "off"};
         bool known = false;
         for (const char* l : kLevels) {
           known = known || c.log_level == l;
         }
         if (!known) {
-          s = invalid_argument("--log-level: expected trace, debug, info, warn, error, critical "
-                               "or off, got '" + c.log_level + "'");
+          s = invalid_argument(
+              "--log-level: expected trace, debug, info, warn, error, critical "
+              "or off, got '" +
+              c.log_level + "'");
         }
       }
     } else {
@@ -276,10 +279,11 @@ Result<ServerConfig> parse_server_config(const std::vector<std::string>& args) {
   if (c.shutdown_timeout < c.shutdown_delay) {
     return invalid_argument("--shutdown-timeout must be at least --shutdown-delay");
   }
-  if (c.header_timeout.count() <= 0 || c.body_timeout.count() <= 0 ||
-      c.idle_timeout.count() <= 0 || c.reload_interval.count() < 10) {
+  if (c.header_timeout.count() <= 0 || c.body_timeout.count() <= 0 || c.idle_timeout.count() <= 0 ||
+      c.reload_interval.count() < 10) {
     return invalid_argument(
-        "--header-timeout, --body-timeout and --idle-timeout must be > 0, --reload-interval >= 10ms");
+        "--header-timeout, --body-timeout and --idle-timeout must be > 0, --reload-interval >= "
+        "10ms");
   }
   return c;
 }

@@ -31,9 +31,11 @@ struct ServerConfig {
   // --client-ca FILE: when set, clients must present a certificate signed by a CA in this PEM
   // bundle (mTLS). Empty (default): no client certificate is requested.
   std::string client_ca_file;
-  // --policy FILE: the policy YAML. Empty (default): the embedded default policy. Reloaded on change.
+  // --policy FILE: the policy YAML. Empty (default): the embedded default policy. Reloaded on
+  // change.
   std::string policy_file;
-  // --listen ADDR:PORT: the HTTPS admission listener. Default 0.0.0.0:8443. Port 0 picks a free port.
+  // --listen ADDR:PORT: the HTTPS admission listener. Default 0.0.0.0:8443. Port 0 picks a free
+  // port.
   ListenAddress listen{"0.0.0.0", 8443};
   // --probe-listen ADDR:PORT: plain-HTTP /healthz, /readyz, /metrics. Default 0.0.0.0:8080.
   ListenAddress probe_listen{"0.0.0.0", 8080};
@@ -56,8 +58,8 @@ struct ServerConfig {
   std::chrono::milliseconds header_timeout{10'000};
   // --body-timeout S: time allowed to receive the body after the header. Default 30 s.
   std::chrono::milliseconds body_timeout{30'000};
-  // --idle-timeout S: how long a keep-alive connection may wait for its next request. Default 120 s:
-  // longer than the apiserver's 90 s idle close, so the client, not us, closes idle connections.
+  // --idle-timeout S: how long a keep-alive connection may wait for its next request. Default 120
+  // s: longer than the apiserver's 90 s idle close, so the client, not us, closes idle connections.
   std::chrono::milliseconds idle_timeout{120'000};
   // --shutdown-delay S: after SIGTERM/SIGINT, /readyz answers 503 while both listeners keep serving
   // for this long (so endpoints drop the pod before it stops accepting). Default 5 s.

@@ -11,7 +11,6 @@
 #pragma once
 
 #include <boost/asio/ssl/context.hpp>
-
 #include <memory>
 #include <string>
 

@@ -2,14 +2,13 @@
 // responses from route(). Runs on its socket's strand, so its members need no locks.
 #include "server/tls_session.hpp"
 
+#include <algorithm>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-
-#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <optional>
@@ -81,8 +80,9 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
  private:
   void on_run() {
     beast::get_lowest_layer(stream_).expires_after(state_.config.header_timeout);
-    stream_.async_handshake(ssl::stream_base::server,
-                            beast::bind_front_handler(&TlsSession::on_handshake, shared_from_this()));
+    stream_.async_handshake(
+        ssl::stream_base::server,
+        beast::bind_front_handler(&TlsSession::on_handshake, shared_from_this()));
   }
 
   void on_handshake(beast::error_code ec) {
@@ -106,8 +106,9 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     // is cut early); between requests, keep-alive connections may idle for idle_timeout.
     const auto wait = requests_ == 0 ? state_.config.header_timeout : state_.config.idle_timeout;
     arm_idle_timer(draining_ ? std::min(wait, std::chrono::milliseconds(kDrainIdleGrace)) : wait);
-    stream_.async_read_some(buffer_.prepare(4096),
-                            beast::bind_front_handler(&TlsSession::on_idle_data, shared_from_this()));
+    stream_.async_read_some(
+        buffer_.prepare(4096),
+        beast::bind_front_handler(&TlsSession::on_idle_data, shared_from_this()));
   }
 
   void arm_idle_timer(std::chrono::milliseconds after) {
@@ -144,9 +145,9 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
       state_.metrics.in_flight_add(1);
     }
     beast::get_lowest_layer(stream_).expires_after(state_.config.header_timeout);
-    http::async_read_header(stream_, buffer_, *parser_,
-                            beast::bind_front_handler(&TlsSession::on_read_header,
-                                                      shared_from_this()));
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        beast::bind_front_handler(&TlsSession::on_read_header, shared_from_this()));
   }
 
   void on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
@@ -182,18 +183,17 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
       const bool has_body = head_.chunked || (head_.content_length && *head_.content_length > 0);
       return send(std::move(*early), !has_body && req.keep_alive());
     }
-    if (auto it = req.find(http::field::expect); it != req.end() &&
-                                                beast::iequals(it->value(), "100-continue")) {
+    if (auto it = req.find(http::field::expect);
+        it != req.end() && beast::iequals(it->value(), "100-continue")) {
       auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
       beast::get_lowest_layer(stream_).expires_after(state_.config.header_timeout);
-      return http::async_write(stream_, *cont,
-                               [self = shared_from_this(), cont](beast::error_code wec,
-                                                                 std::size_t) {
-                                 if (wec) {
-                                   return self->close_socket();
-                                 }
-                                 self->do_read_body();
-                               });
+      return http::async_write(
+          stream_, *cont, [self = shared_from_this(), cont](beast::error_code wec, std::size_t) {
+            if (wec) {
+              return self->close_socket();
+            }
+            self->do_read_body();
+          });
     }
     do_read_body();
   }
@@ -260,9 +260,9 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     res_.keep_alive(keep_alive && !draining_ && !state_.closing.load());
     res_.prepare_payload();
     beast::get_lowest_layer(stream_).expires_after(state_.config.body_timeout);
-    http::async_write(stream_, res_,
-                      beast::bind_front_handler(&TlsSession::on_write, shared_from_this(),
-                                                res_.keep_alive()));
+    http::async_write(
+        stream_, res_,
+        beast::bind_front_handler(&TlsSession::on_write, shared_from_this(), res_.keep_alive()));
   }
 
   void on_write(bool keep_alive, beast::error_code ec, std::size_t /*bytes*/) {

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <boost/asio/ip/tcp.hpp>
-
 #include <memory>
 
 #include "server/shared_state.hpp"

@@ -30,12 +30,31 @@ TEST(ServerConfig, Defaults) {
 }
 
 TEST(ServerConfig, AllFlags) {
-  auto c = parse_server_config(base({"--listen", "127.0.0.1:0", "--probe-listen=[::1]:9090",
-                                     "--threads", "3", "--client-ca", "ca.pem", "--policy", "p.yaml",
-                                     "--max-body-bytes", "1000", "--log-format", "text",
-                                     "--log-level", "debug", "--shutdown-delay", "0.2",
-                                     "--shutdown-timeout", "3s", "--port-file", "ports.json",
-                                     "--idle-timeout", "1m30s", "--header-timeout", "500ms"}));
+  auto c = parse_server_config(base({"--listen",
+                                     "127.0.0.1:0",
+                                     "--probe-listen=[::1]:9090",
+                                     "--threads",
+                                     "3",
+                                     "--client-ca",
+                                     "ca.pem",
+                                     "--policy",
+                                     "p.yaml",
+                                     "--max-body-bytes",
+                                     "1000",
+                                     "--log-format",
+                                     "text",
+                                     "--log-level",
+                                     "debug",
+                                     "--shutdown-delay",
+                                     "0.2",
+                                     "--shutdown-timeout",
+                                     "3s",
+                                     "--port-file",
+                                     "ports.json",
+                                     "--idle-timeout",
+                                     "1m30s",
+                                     "--header-timeout",
+                                     "500ms"}));
   ASSERT_TRUE(c.ok()) << c.error().message;
   const auto& v = c.value();
   EXPECT_EQ(v.listen.host, "127.0.0.1");
