@@ -56,6 +56,14 @@ TEST(Manifest, ScalarDocumentIsAnError) {
   EXPECT_NE(m.error().message.find("document 1"), std::string::npos) << m.error().message;
 }
 
+TEST(Manifest, BrokenJsonReportsTheJsonErrorWithOffset) {
+  auto m = read_manifests("{\n \"apiVersion\": \"ray.io/v1\",\n \"kind\": \"RayJob\",\n \"spec\": {\n");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_NE(m.error().message.find("not valid JSON"), std::string::npos) << m.error().message;
+  EXPECT_NE(m.error().message.find("offset"), std::string::npos) << m.error().message;
+}
+
 TEST(Manifest, FlowMappingYamlStartingWithBraceIsYaml) {
   auto m = read_manifests("{apiVersion: ray.io/v1, kind: RayJob}\n");
   ASSERT_TRUE(m.ok()) << m.error().message;
