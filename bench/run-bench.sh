@@ -117,16 +117,23 @@ print(f"{rps:.0f} {p.get('50', 0):.3f} {p.get('99', 0):.3f} {err}")
 PY
 }
 
+# utime + stime of a process, in clock ticks.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+
 rows=()
 declare -A max_rps
 for size in small typical large; do
   url="https://127.0.0.1:$https/validate"
+  t0=$(cpu_ticks "$server_pid")
   read -r srps sp50 sp99 serr < <(run_wrk "$url" "$work/$size.json")
+  t1=$(cpu_ticks "$server_pid")
+  # CPU time the server spent per request: independent of how much of CPU 0 others left us.
+  cpu_us=$(python3 -c "print(f'{($t1-$t0)*1e6/$(getconf CLK_TCK)/max(1,$srps*$duration):.0f}')")
   read -r nrps np50 np99 nerr < <(run_wrk "https://127.0.0.1:$nport/validate" "$work/$size.json")
   max_rps[$size]=$srps
   bytes=$(wc -c < "$work/$size.json")
   pct=$(python3 -c "print(f'{100*$srps/$nrps:.0f}%')")
-  rows+=("| $size ($bytes B) | $srps | $sp50 | $sp99 | $serr | $nrps | $np50 | $np99 | $pct |")
+  rows+=("| $size ($bytes B) | $srps | $sp50 | $sp99 | $serr | $cpu_us | $nrps | $np50 | $np99 | $pct |")
 done
 half_rows=()
 for size in small typical large; do
@@ -139,8 +146,8 @@ rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
 echo
 echo "rayjob-guard serve (1 thread, CPU 0) vs nginx fixed reply (1 worker, CPU 0); wrk -t1 -c$conns -d${duration}s on CPU 1, TLS keep-alive"
 echo
-echo "| review | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | nginx req/s | nginx p50 ms | nginx p99 ms | rjg / nginx |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| review | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | rjg CPU µs/req | nginx req/s | nginx p50 ms | nginx p99 ms | rjg / nginx |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
 echo "| review | target req/s (half max) | achieved req/s | p50 ms | p99 ms | errors |"
@@ -151,3 +158,5 @@ echo "| measure | value | target |"
 echo "|---|---|---|"
 echo "| peak RSS (VmHWM) | $(( rss_kb / 1024 )) MiB ($rss_kb kB) | < 30 MiB |"
 echo "| time to ready (start -> /readyz 200) | $ready_ms ms | < 100 ms |"
+echo
+echo "load average during the run: $(cut -d' ' -f1-3 /proc/loadavg) (req/s and latency are only comparable on an idle machine)"
