@@ -28,6 +28,7 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/apiserver-p99.XXXXXX")
 cleanup() {
   RJG_BINARY="$bin" "$repo/test/e2e/webhook.sh" down "$work/cluster" >/dev/null 2>&1 || true
   "$repo/test/e2e/cluster.sh" down "$work/cluster" >/dev/null 2>&1 || true
+  rm -rf "$work"
 }
 trap cleanup EXIT
 python3 "$repo/bench/peers/make-reviews.py" "$work/payloads" >/dev/null
@@ -36,7 +37,7 @@ RJG_BINARY="$bin" "$repo/test/e2e/webhook.sh" up "$work/cluster" >"$work/webhook
 kc="$work/cluster/admin.kubeconfig"
 client="$repo/bench/peers/apiserver_client.py"
 
-decisions() { grep -c '"admission decision"' "$work/cluster/webhook/serve.log" 2>/dev/null || echo 0; }
+decisions() { awk '/"admission decision"/ {n++} END {print n + 0}' "$work/cluster/webhook/serve.log" 2>/dev/null || echo 0; }
 echo "| round | webhook | requests | reviews the webhook answered | p50 ms | p90 ms | p99 ms | mean ms |"
 echo "|---|---|---:|---:|---:|---:|---:|---:|"
 for r in $(seq "$rounds"); do
