@@ -24,13 +24,14 @@ Result<std::vector<CheckedObject>> check_manifests(std::string_view text,
     checked.api_version = object.api_version;
     checked.kind = object.kind;
     checked.is_rayjob = is_rayjob_manifest(object);
-    const std::string label =
-        "document " + std::to_string(object.document) + " (line " + std::to_string(object.line) + ")";
+    const std::string label = "document " + std::to_string(object.document) + " (line " +
+                              std::to_string(object.line) + ")";
     if (!checked.is_rayjob) {
       // Only the name, for the "skipped" note; a malformed name is not worth failing over.
       if (const json::Value* meta = json::member(object.doc, "metadata");
           meta != nullptr && meta->IsObject()) {
-        if (const json::Value* name = json::member(*meta, "name"); name != nullptr && name->IsString()) {
+        if (const json::Value* name = json::member(*meta, "name");
+            name != nullptr && name->IsString()) {
           checked.name = name->GetString();
         }
       }

@@ -20,9 +20,9 @@ struct CheckedObject {
   int line = 0;              // line where that document starts
   std::string api_version;
   std::string kind;
-  bool is_rayjob = false;    // false: skipped, `verdict` is empty and allowed
-  std::string name;          // metadata.name, else metadata.generateName
-  std::string namespace_;    // the namespace it was evaluated in
+  bool is_rayjob = false;  // false: skipped, `verdict` is empty and allowed
+  std::string name;        // metadata.name, else metadata.generateName
+  std::string namespace_;  // the namespace it was evaluated in
   policy::Verdict verdict;
 };
 

@@ -1,12 +1,12 @@
 // decode_rayjob (see decode_rayjob.hpp).
 #include "admission/decode_rayjob.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <exception>
 #include <mutex>
 #include <string>
 #include <unordered_map>
-
-#include <yaml-cpp/yaml.h>
 
 namespace rjg::admission {
 namespace {
@@ -14,19 +14,19 @@ namespace {
 using json::Path;
 using json::Value;
 
-#define RJG_TRY(expr)          \
-  do {                         \
-    Status rjg_st_ = (expr);   \
-    if (!rjg_st_.ok()) {       \
-      return rjg_st_;          \
-    }                          \
+#define RJG_TRY(expr)        \
+  do {                       \
+    Status rjg_st_ = (expr); \
+    if (!rjg_st_.ok()) {     \
+      return rjg_st_;        \
+    }                        \
   } while (0)
 
-#define RJG_TRY_VALUE(var, expr)    \
-  auto var##_result = (expr);       \
-  if (!var##_result.ok()) {         \
-    return var##_result.error();    \
-  }                                 \
+#define RJG_TRY_VALUE(var, expr) \
+  auto var##_result = (expr);    \
+  if (!var##_result.ok()) {      \
+    return var##_result.error(); \
+  }                              \
   const Value* var = var##_result.value()
 
 // Quantities are int-or-string in the CRD: an integer arrives as a JSON number.

@@ -108,19 +108,20 @@ Result<DecodedReview> decode_review(std::string_view body) {
     return invalid_argument("request.uid: must not be empty");
   }
 
-#define RJG_TRY_ST(expr)   \
-  do {                     \
-    Status s_ = (expr);    \
-    if (!s_.ok()) {        \
-      return s_.error();   \
-    }                      \
+#define RJG_TRY_ST(expr) \
+  do {                   \
+    Status s_ = (expr);  \
+    if (!s_.ok()) {      \
+      return s_.error(); \
+    }                    \
   } while (0)
 
   RJG_TRY_ST(json::read_string(req, "operation", rp, out.operation));
   const std::optional<policy::Operation> op = parse_operation(out.operation);
   if (!op) {
-    return invalid_argument("request.operation: expected CREATE, UPDATE, DELETE or CONNECT, got \"" +
-                            out.operation + "\"");
+    return invalid_argument(
+        "request.operation: expected CREATE, UPDATE, DELETE or CONNECT, got \"" + out.operation +
+        "\"");
   }
   out.request.operation = *op;
   RJG_TRY_ST(json::read_string(req, "namespace", rp, out.namespace_));

@@ -12,13 +12,13 @@
 namespace rjg::admission {
 
 struct DecodedReview {
-  std::string uid;             // request.uid, echoed in response.uid
-  std::string operation;       // request.operation as sent ("CREATE", ...)
-  std::string namespace_;      // request.namespace
-  std::string name;            // object.metadata.name, else oldObject's, else request.name
-  std::string kind;            // request.kind.kind
-  std::string username;        // request.userInfo.username: audit log only
-  bool dry_run = false;        // request.dryRun
+  std::string uid;                   // request.uid, echoed in response.uid
+  std::string operation;             // request.operation as sent ("CREATE", ...)
+  std::string namespace_;            // request.namespace
+  std::string name;                  // object.metadata.name, else oldObject's, else request.name
+  std::string kind;                  // request.kind.kind
+  std::string username;              // request.userInfo.username: audit log only
+  bool dry_run = false;              // request.dryRun
   policy::AdmissionRequest request;  // what policy::evaluate sees
 };
 

@@ -1,11 +1,11 @@
 // encode_review (see encode_review.hpp).
 #include "admission/encode_review.hpp"
 
-#include <algorithm>
-#include <cstdint>
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <algorithm>
+#include <cstdint>
 
 #include "admission/finding_format.hpp"
 

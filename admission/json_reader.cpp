@@ -1,10 +1,10 @@
 // JSON reading helpers (see json_reader.hpp).
 #include "admission/json_reader.hpp"
 
+#include <rapidjson/error/en.h>
+
 #include <algorithm>
 #include <limits>
-
-#include <rapidjson/error/en.h>
 
 namespace rjg::admission::json {
 
@@ -62,7 +62,7 @@ struct Node {
   std::size_t parent;  // index into the node list; npos for the root
   const char* key;     // member name under an object parent, else nullptr
   std::size_t key_length;
-  std::size_t index;   // element index under an array parent
+  std::size_t index;  // element index under an array parent
   std::size_t depth;
 };
 
@@ -167,7 +167,8 @@ Status check_structure(const Value& root_value, const char* root) {
 
 Result<Document> parse(std::string_view text, const char* root) {
   Document doc;
-  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
+  constexpr unsigned kFlags =
+      rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
   doc.Parse<kFlags>(text.data(), text.size());
   if (doc.HasParseError()) {
     return invalid_argument(std::string("not valid JSON: ") +

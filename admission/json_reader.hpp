@@ -1,7 +1,10 @@
 // JSON reading helpers: parse strictly, then "find member, check type, copy out" with a JSON path
 // in every error. Every read of request JSON in the admission layer goes through this file, so
-// every field access has the same shape and RapidJSON's debug-only type asserts are never relied on.
+// every field access has the same shape and RapidJSON's debug-only type asserts are never relied
+// on.
 #pragma once
+
+#include <rapidjson/document.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -10,8 +13,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <rapidjson/document.h>
 
 #include "common/result.hpp"
 
@@ -42,7 +43,8 @@ class Path {
 
  private:
   static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
-  Path(const Path* parent, const char* key, std::size_t i) : parent_(parent), key_(key), index_(i) {}
+  Path(const Path* parent, const char* key, std::size_t i)
+      : parent_(parent), key_(key), index_(i) {}
   void append_to(std::string& out) const;
 
   const Path* parent_;

@@ -14,11 +14,11 @@ namespace rjg::admission {
 
 // One object of a manifest file.
 struct ManifestObject {
-  json::Document doc;          // the object (a JSON object)
-  std::size_t document = 0;    // 1-based index of the YAML document it came from
-  int line = 0;                // 1-based line where that document starts
-  std::string api_version;     // "apiVersion" when a string, else ""
-  std::string kind;            // "kind" when a string, else ""
+  json::Document doc;        // the object (a JSON object)
+  std::size_t document = 0;  // 1-based index of the YAML document it came from
+  int line = 0;              // 1-based line where that document starts
+  std::string api_version;   // "apiVersion" when a string, else ""
+  std::string kind;          // "kind" when a string, else ""
 };
 
 // Reads every object of `text`: JSON when the text starts with '{' (or '[' for an array of

@@ -2,14 +2,14 @@
 // as manifests, then every key is checked against the schema below; nothing is ignored.
 #include "admission/policy_file.hpp"
 
+#include <openssl/evp.h>
+
 #include <array>
 #include <cstdint>
 #include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <sstream>
-
-#include <openssl/evp.h>
 
 #include "admission/json_reader.hpp"
 #include "admission/yaml_to_json.hpp"
@@ -40,7 +40,8 @@ Error at(const Path& path, const std::string& what) {
 }
 
 // Every key of `obj` must be in `known`.
-Status only_keys(const Value& obj, const Path& path, std::initializer_list<std::string_view> known) {
+Status only_keys(const Value& obj, const Path& path,
+                 std::initializer_list<std::string_view> known) {
   for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
     const std::string_view k(it->name.GetString(), it->name.GetStringLength());
     bool found = false;
@@ -124,7 +125,8 @@ Status decode_kuberay(const Value& k, const Path& path, policy::KubeRayConfig& o
     int minor = -1;
     const std::size_t dot = text.find('.');
     auto number = [](std::string_view s) {
-      if (s.empty() || s.size() > 3 || s.find_first_not_of("0123456789") != std::string_view::npos) {
+      if (s.empty() || s.size() > 3 ||
+          s.find_first_not_of("0123456789") != std::string_view::npos) {
         return -1;
       }
       return std::stoi(std::string(s));
@@ -134,7 +136,8 @@ Status decode_kuberay(const Value& k, const Path& path, policy::KubeRayConfig& o
       minor = number(std::string_view(text).substr(dot + 1));
     }
     if (major < 0 || minor < 0) {
-      return at(path.field("version"), "expected MAJOR.MINOR such as \"1.6\", got \"" + text + "\"");
+      return at(path.field("version"),
+                "expected MAJOR.MINOR such as \"1.6\", got \"" + text + "\"");
     }
     if (major != 1 || minor > 7) {
       return unsupported(path.field("version").str() + ": KubeRay " + text +
@@ -243,9 +246,10 @@ Status decode_limits(const Value& obj, const Path& path, policy::QuotaLimits& ou
     const std::string key(it->name.GetString(), it->name.GetStringLength());
     const Path kp = path.field(it->name.GetString());
     if (!policy::is_supported_quota_key(key)) {
-      return at(kp, "unsupported quota key; use pods, count/pods, requests.cpu, requests.memory, "
-                    "limits.cpu, limits.memory, requests.ephemeral-storage, "
-                    "limits.ephemeral-storage or requests.<extended resource>");
+      return at(kp,
+                "unsupported quota key; use pods, count/pods, requests.cpu, requests.memory, "
+                "limits.cpu, limits.memory, requests.ephemeral-storage, "
+                "limits.ephemeral-storage or requests.<extended resource>");
     }
     std::string text;
     if (it->value.IsString()) {
@@ -348,7 +352,8 @@ Status check_mode_against_version(const policy::PolicyConfig& c) {
       if (v < policy::KubeRayVersion{1, 5} || !c.kuberay.ray_job_deletion_policy_gate) {
         return invalid_argument(
             "lifecycle.mode: deletionRules needs KubeRay 1.5 or later with the "
-            "RayJobDeletionPolicy feature gate on (kuberay.version is " + vt + ", gate " + gate +
+            "RayJobDeletionPolicy feature gate on (kuberay.version is " +
+            vt + ", gate " + gate +
             "); use reaper, or set kuberay.featureGates.RayJobDeletionPolicy: true on 1.5");
       }
       return {};
@@ -357,14 +362,15 @@ Status check_mode_against_version(const policy::PolicyConfig& c) {
           !c.kuberay.ray_job_deletion_policy_gate) {
         return invalid_argument(
             "lifecycle.mode: deletionPolicy needs KubeRay 1.3 or 1.4 with the "
-            "RayJobDeletionPolicy feature gate on (kuberay.version is " + vt + ", gate " + gate +
-            "); use deletionRules from 1.5, or reaper");
+            "RayJobDeletionPolicy feature gate on (kuberay.version is " +
+            vt + ", gate " + gate + "); use deletionRules from 1.5, or reaper");
       }
       return {};
     case LifecycleMode::kOperatorDeletesRayJob:
       if (v < policy::KubeRayVersion{1, 2}) {
         return invalid_argument(
-            "lifecycle.mode: operatorDeletesRayJob needs KubeRay 1.2 or later (kuberay.version is " +
+            "lifecycle.mode: operatorDeletesRayJob needs KubeRay 1.2 or later (kuberay.version "
+            "is " +
             vt + "); use reaper");
       }
       return {};
@@ -401,7 +407,8 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
   if (gate && v < policy::KubeRayVersion{1, 3}) {
     return invalid_argument(
         "kuberay.featureGates.RayJobDeletionPolicy: the gate does not exist before KubeRay 1.3 "
-        "(kuberay.version is " + version_text(v) + ")");
+        "(kuberay.version is " +
+        version_text(v) + ")");
   }
   out.kuberay.ray_job_deletion_policy_gate = gate.value_or(v >= policy::KubeRayVersion{1, 6});
   RJG_TRY(object_member(root, "lifecycle", path, section));
@@ -493,7 +500,7 @@ std::string canonical_form(const policy::PolicyConfig& c) {
   o << "\nimages.requireDigest=" << c.images.require_digest << '\n';
   o << "quota.unknownNamespace="
     << (c.quota.unknown_namespace == policy::QuotaConfig::UnknownNamespace::kDeny ? "deny"
-                                                                                   : "useDefault")
+                                                                                  : "useDefault")
     << "\nquota.default=";
   limits(c.quota.default_limits);
   for (const auto& [ns, l2] : c.quota.namespaces) {

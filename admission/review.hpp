@@ -19,8 +19,8 @@ struct ReviewSummary {
   std::string operation;  // "CREATE", "UPDATE", ...
   std::string namespace_;
   std::string name;
-  std::string kind;       // request.kind.kind
-  std::string username;   // request.userInfo.username: for the audit log only
+  std::string kind;      // request.kind.kind
+  std::string username;  // request.userInfo.username: for the audit log only
   bool dry_run = false;
   bool allowed = true;
   std::vector<std::string> denied_rules;  // rule ids of the denials, in verdict order

@@ -1,6 +1,8 @@
 // YAML -> JSON (see yaml_to_json.hpp).
 #include "admission/yaml_to_json.hpp"
 
+#include <yaml-cpp/yaml.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -8,8 +10,6 @@
 #include <limits>
 #include <optional>
 #include <set>
-
-#include <yaml-cpp/yaml.h>
 
 namespace rjg::admission {
 namespace {
@@ -374,7 +374,8 @@ class Converter {
           if (!name.ok()) {
             return name.error();
           }
-          Status st = add_member(name.value(), it->second, it->first.Mark(), out, seen, true, depth);
+          Status st =
+              add_member(name.value(), it->second, it->first.Mark(), out, seen, true, depth);
           if (!st.ok()) {
             return st;
           }

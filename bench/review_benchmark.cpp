@@ -19,8 +19,9 @@ std::string container(const std::string& name, const char* cpu, const char* mem)
          R"({"containerPort":8265,"name":"dashboard","protocol":"TCP"}],)"
          R"("env":[{"name":"RAY_LOG_TO_STDERR","value":"1"},{"name":"AWS_REGION","value":"us-east-1"}],)"
          R"("volumeMounts":[{"mountPath":"/home/ray/samples","name":"code-sample"}],)"
-         R"("resources":{"requests":{"cpu":")" + cpu + R"(","memory":")" + mem +
-         R"("},"limits":{"cpu":")" + cpu + R"(","memory":")" + mem + R"("}}})";
+         R"("resources":{"requests":{"cpu":")" +
+         cpu + R"(","memory":")" + mem + R"("},"limits":{"cpu":")" + cpu + R"(","memory":")" + mem +
+         R"("}}})";
 }
 
 std::string worker_group(int i) {
@@ -45,7 +46,8 @@ std::string make_review(int groups, int annotations) {
   const std::string object =
       R"({"apiVersion":"ray.io/v1","kind":"RayJob","metadata":{"name":"sample-job","namespace":"tenant-a",)"
       R"("uid":"4a1f0e0c-0000-4000-8000-000000000001","resourceVersion":"1","generation":1,)"
-      R"("labels":{"app":"sample","team":"vision"},"annotations":{)" + ann +
+      R"("labels":{"app":"sample","team":"vision"},"annotations":{)" +
+      ann +
       R"(}},"spec":{"entrypoint":"python /home/ray/samples/sample_code.py",)"
       R"("runtimeEnvYAML":"pip:\n  - requests==2.26.0\n  - boto3>=1.35.0\nenv_vars:\n  counter_name: \"test_counter\"\n",)"
       R"("submissionMode":"K8sJobMode","shutdownAfterJobFinishes":false,"ttlSecondsAfterFinished":0,)"
@@ -55,13 +57,15 @@ std::string make_review(int groups, int annotations) {
       R"({"policy":"DeleteSelf","condition":{"jobDeploymentStatus":"Failed","ttlSeconds":7200}}]},)"
       R"("rayClusterSpec":{"rayVersion":"2.52.0","headGroupSpec":{"rayStartParams":{"dashboard-host":"0.0.0.0"},)"
       R"("template":{"spec":{"volumes":[{"name":"code-sample","configMap":{"name":"ray-job-code-sample"}}],"containers":[)" +
-      container("ray-head", "1", "4Gi") + R"(]}}},"workerGroupSpecs":[)" + workers + "]}},\"status\":{}}";
+      container("ray-head", "1", "4Gi") + R"(]}}},"workerGroupSpecs":[)" + workers +
+      "]}},\"status\":{}}";
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{)"
          R"("uid":"e911857d-c318-11e8-bbad-025000000001","kind":{"group":"ray.io","version":"v1","kind":"RayJob"},)"
          R"("resource":{"group":"ray.io","version":"v1","resource":"rayjobs"},"name":"sample-job",)"
          R"("namespace":"tenant-a","operation":"CREATE","userInfo":{"username":"system:serviceaccount:tenant-a:jupyter",)"
          R"("groups":["system:serviceaccounts","system:authenticated"]},"object":)" +
-         object + R"(,"oldObject":null,"dryRun":false,"options":{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}}})";
+         object +
+         R"(,"oldObject":null,"dryRun":false,"options":{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}}})";
 }
 
 void run_review(benchmark::State& state, const std::string& body) {

@@ -1,5 +1,8 @@
 // rayjob-guard check: RayJob manifests (YAML/JSON) judged exactly as the webhook would judge them
 // after `kubectl create`, with the same messages. For tenants before they submit, and for CI.
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -7,9 +10,6 @@
 #include <sstream>
 #include <string>
 #include <vector>
-
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include "admission/check.hpp"
 #include "admission/finding_format.hpp"

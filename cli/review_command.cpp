@@ -19,8 +19,10 @@ constexpr const char* kHelp =
     "usage: rayjob-guard review [--policy FILE] [FILE|-]\n"
     "Reads one AdmissionReview (admission.k8s.io/v1) request from FILE or stdin and prints the\n"
     "response body exactly as `rayjob-guard serve` would answer it.\n"
-    "  --policy FILE  policy YAML (default: the built-in policy, see `rayjob-guard policy default`)\n"
-    "Exit status: 0 a response was produced (allowed or denied), 2 undecodable input or bad policy.\n";
+    "  --policy FILE  policy YAML (default: the built-in policy, see `rayjob-guard policy "
+    "default`)\n"
+    "Exit status: 0 a response was produced (allowed or denied), 2 undecodable input or bad "
+    "policy.\n";
 
 std::optional<std::string> read_input(const std::string& path) {
   std::ostringstream text;

@@ -57,7 +57,8 @@ TEST(DecodeRayJob, MapsEveryModelledField) {
   EXPECT_TRUE(c.head.has_group_resources);
   EXPECT_EQ(c.worker_groups.at(0).num_of_hosts, 2);
   EXPECT_FALSE(c.worker_groups.at(0).ray_start_params_sets_resources);
-  EXPECT_EQ(c.worker_groups.at(0).pod_template.containers.at(0).requests->at("nvidia.com/gpu"), "1");
+  EXPECT_EQ(c.worker_groups.at(0).pod_template.containers.at(0).requests->at("nvidia.com/gpu"),
+            "1");
   EXPECT_FALSE(c.worker_groups.at(0).pod_template.containers.at(0).limits.has_value());
 }
 

@@ -58,14 +58,13 @@ TEST(DecodeReview, Truncated) {
 
 TEST(DecodeReview, DeepNesting) {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
-  expect_error(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":)" + deep +
-                   "}",
-               ErrorCode::kInvalidArgument, "nesting deeper than");
+  expect_error(
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":)" + deep + "}",
+      ErrorCode::kInvalidArgument, "nesting deeper than");
 }
 
 TEST(DecodeReview, WrongApiVersion) {
-  expect_error(replace_once(review_json(compliant_object_json()), "admission.k8s.io/v1",
-                            "apps/v1"),
+  expect_error(replace_once(review_json(compliant_object_json()), "admission.k8s.io/v1", "apps/v1"),
                ErrorCode::kInvalidArgument, "apiVersion: expected \"admission.k8s.io/v1\"");
 }
 
@@ -124,8 +123,8 @@ TEST(DecodeReview, ObjectNullOnCreate) {
 }
 
 TEST(DecodeReview, OldObjectNullOnUpdate) {
-  expect_error(review_json(compliant_object_json(), "UPDATE", "null"),
-               ErrorCode::kInvalidArgument, "request.oldObject: required on UPDATE");
+  expect_error(review_json(compliant_object_json(), "UPDATE", "null"), ErrorCode::kInvalidArgument,
+               "request.oldObject: required on UPDATE");
 }
 
 TEST(DecodeReview, ObjectNotAnObject) {
@@ -147,9 +146,10 @@ TEST(DecodeReview, UsernameNotAString) {
 TEST(DecodeReview, NonRayJobKindIsAllowedWithoutDecodingTheObject) {
   // The object would fail RayJob decoding (backoffLimit is a string), but a ConfigMap is never
   // decoded as a RayJob.
-  std::string body = replace_once(review_json(R"({"metadata":{"name":"cm"},"spec":{"backoffLimit":"x"}})"),
-                                  R"("kind":{"group":"ray.io","version":"v1","kind":"RayJob"})",
-                                  R"("kind":{"group":"","version":"v1","kind":"ConfigMap"})");
+  std::string body =
+      replace_once(review_json(R"({"metadata":{"name":"cm"},"spec":{"backoffLimit":"x"}})"),
+                   R"("kind":{"group":"ray.io","version":"v1","kind":"RayJob"})",
+                   R"("kind":{"group":"","version":"v1","kind":"ConfigMap"})");
   Result<DecodedReview> r = decode_review(body);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_FALSE(r.value().request.is_rayjob);
@@ -158,8 +158,9 @@ TEST(DecodeReview, NonRayJobKindIsAllowedWithoutDecodingTheObject) {
 }
 
 TEST(DecodeReview, StatusSubresourceIsNotTheRayJob) {
-  std::string body = replace_once(review_json(compliant_object_json()), R"("name":"sample-job","namespace")",
-                                  R"("subResource":"status","name":"sample-job","namespace")");
+  std::string body =
+      replace_once(review_json(compliant_object_json()), R"("name":"sample-job","namespace")",
+                   R"("subResource":"status","name":"sample-job","namespace")");
   Result<DecodedReview> r = decode_review(body);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_FALSE(r.value().request.is_rayjob);
@@ -182,13 +183,14 @@ TEST(DecodeReview, NameFallsBackToRequestName) {
 
 TEST(DecodeReview, UserInfoNeverReachesTheRequest) {
   // Structural: AdmissionRequest has no identity field; the username only lands in DecodedReview.
-  Result<DecodedReview> a = decode_review(review_json(compliant_object_json(), "CREATE", "null",
-                                                      "u1", R"({"username":"notebook"})"));
+  Result<DecodedReview> a = decode_review(
+      review_json(compliant_object_json(), "CREATE", "null", "u1", R"({"username":"notebook"})"));
   Result<DecodedReview> b = decode_review(review_json(compliant_object_json(), "CREATE", "null",
                                                       "u1", R"({"username":"api","groups":[]})"));
   ASSERT_TRUE(a.ok() && b.ok());
   EXPECT_NE(a.value().username, b.value().username);
-  EXPECT_EQ(a.value().request.object->spec.backoff_limit, b.value().request.object->spec.backoff_limit);
+  EXPECT_EQ(a.value().request.object->spec.backoff_limit,
+            b.value().request.object->spec.backoff_limit);
 }
 
 // Every field the rules read, given the wrong JSON type, is rejected with its path.
@@ -213,45 +215,92 @@ INSTANTIATE_TEST_SUITE_P(
     Fields, DecodeReviewWrongType,
     ::testing::Values(
         WrongType{R"("name":"sample-job")", R"("name":1)", "request.object.metadata.name:"},
-        WrongType{R"("namespace":"tenant-a")", R"("namespace":[])", "request.object.metadata.namespace:"},
-        WrongType{R"("labels":{"app":"sample"})", R"("labels":{"app":true})", "request.object.metadata.labels.app:"},
-        WrongType{R"("labels":{"app":"sample"})", R"("annotations":"x")", "request.object.metadata.annotations:"},
-        WrongType{R"("entrypoint":"python)", R"("entrypoint":5,"x":"python)", "request.object.spec.entrypoint:"},
-        WrongType{R"("submissionMode":"K8sJobMode")", R"("submissionMode":{})", "request.object.spec.submissionMode:"},
-        WrongType{R"("shutdownAfterJobFinishes":false)", R"("shutdownAfterJobFinishes":"false")", "request.object.spec.shutdownAfterJobFinishes:"},
-        WrongType{R"("ttlSecondsAfterFinished":0)", R"("ttlSecondsAfterFinished":"0")", "request.object.spec.ttlSecondsAfterFinished:"},
-        WrongType{R"("ttlSecondsAfterFinished":0)", R"("ttlSecondsAfterFinished":2147483648)", "request.object.spec.ttlSecondsAfterFinished:"},
-        WrongType{R"("backoffLimit":0)", R"("backoffLimit":"0")", "request.object.spec.backoffLimit:"},
-        WrongType{R"("backoffLimit":0)", R"("backoffLimit":0.5)", "request.object.spec.backoffLimit:"},
-        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":true)", "request.object.spec.activeDeadlineSeconds:"},
-        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":1e20)", "request.object.spec.activeDeadlineSeconds:"},
-        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":3600,"suspend":"no")", "request.object.spec.suspend:"},
-        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":3600,"clusterSelector":{"ray.io/cluster":1})", "request.object.spec.clusterSelector.ray.io/cluster:"},
-        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":3600,"runtimeEnvYAML":{"pip":[]})", "request.object.spec.runtimeEnvYAML:"},
-        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":3600,"submitterConfig":{"backoffLimit":"2"})", "request.object.spec.submitterConfig.backoffLimit:"},
-        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":3600,"submitterPodTemplate":[])", "request.object.spec.submitterPodTemplate:"},
-        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":3600,"deletionPolicy":7)", "request.object.spec.deletionPolicy:"},
-        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":3600,"managedBy":false)", "request.object.spec.managedBy:"},
-        WrongType{R"("policy":"DeleteSelf","condition":{"jobStatus":"SUCCEEDED","ttlSeconds":60})", R"("policy":"DeleteSelf","condition":{"jobStatus":"SUCCEEDED","ttlSeconds":"60"})", "request.object.spec.deletionStrategy.deletionRules[0].condition.ttlSeconds:"},
-        WrongType{R"("policy":"DeleteSelf","condition":{"jobStatus":"SUCCEEDED")", R"("policy":1,"condition":{"jobStatus":"SUCCEEDED")", "request.object.spec.deletionStrategy.deletionRules[0].policy:"},
-        WrongType{R"("deletionRules":[)", R"("onSuccess":"x","deletionRules":[)", "request.object.spec.deletionStrategy.onSuccess:"},
-        WrongType{R"("rayVersion":"2.52.0")", R"("rayVersion":2.52)", "request.object.spec.rayClusterSpec.rayVersion:"},
-        WrongType{R"("headGroupSpec":{)", R"("enableInTreeAutoscaling":"true","headGroupSpec":{)", "request.object.spec.rayClusterSpec.enableInTreeAutoscaling:"},
-        WrongType{R"("rayStartParams":{},"template":{"spec":{"containers":[{"name":"ray-head")", R"("rayStartParams":{},"template":{"spec":{"containers":"ray-head","x":[{"name":"ray-head")", "request.object.spec.rayClusterSpec.headGroupSpec.template.spec.containers:"},
-        WrongType{R"("replicas":2)", R"("replicas":"2")", "request.object.spec.rayClusterSpec.workerGroupSpecs[0].replicas:"},
-        WrongType{R"("maxReplicas":2)", R"("maxReplicas":-2147483649)", "request.object.spec.rayClusterSpec.workerGroupSpecs[0].maxReplicas:"},
-        WrongType{R"("numOfHosts":1)", R"("numOfHosts":1.0)", "request.object.spec.rayClusterSpec.workerGroupSpecs[0].numOfHosts:"},
-        WrongType{R"("groupName":"small-group")", R"("groupName":["small-group"])", "request.object.spec.rayClusterSpec.workerGroupSpecs[0].groupName:"},
-        WrongType{R"("cpu":"2")", R"("cpu":true)", "request.object.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu:"},
-        WrongType{R"("cpu":"2")", R"("cpu":0.5)", "request.object.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].resources.requests.cpu:"},
-        WrongType{R"("image":"123)", R"("image":123,"x":"123)", "request.object.spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image:"},
-        WrongType{R"("workerGroupSpecs":[)", R"("workerGroupSpecs":[7,)", "request.object.spec.rayClusterSpec.workerGroupSpecs[0]:"}));
+        WrongType{R"("namespace":"tenant-a")", R"("namespace":[])",
+                  "request.object.metadata.namespace:"},
+        WrongType{R"("labels":{"app":"sample"})", R"("labels":{"app":true})",
+                  "request.object.metadata.labels.app:"},
+        WrongType{R"("labels":{"app":"sample"})", R"("annotations":"x")",
+                  "request.object.metadata.annotations:"},
+        WrongType{R"("entrypoint":"python)", R"("entrypoint":5,"x":"python)",
+                  "request.object.spec.entrypoint:"},
+        WrongType{R"("submissionMode":"K8sJobMode")", R"("submissionMode":{})",
+                  "request.object.spec.submissionMode:"},
+        WrongType{R"("shutdownAfterJobFinishes":false)", R"("shutdownAfterJobFinishes":"false")",
+                  "request.object.spec.shutdownAfterJobFinishes:"},
+        WrongType{R"("ttlSecondsAfterFinished":0)", R"("ttlSecondsAfterFinished":"0")",
+                  "request.object.spec.ttlSecondsAfterFinished:"},
+        WrongType{R"("ttlSecondsAfterFinished":0)", R"("ttlSecondsAfterFinished":2147483648)",
+                  "request.object.spec.ttlSecondsAfterFinished:"},
+        WrongType{R"("backoffLimit":0)", R"("backoffLimit":"0")",
+                  "request.object.spec.backoffLimit:"},
+        WrongType{R"("backoffLimit":0)", R"("backoffLimit":0.5)",
+                  "request.object.spec.backoffLimit:"},
+        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":true)",
+                  "request.object.spec.activeDeadlineSeconds:"},
+        WrongType{R"("activeDeadlineSeconds":3600)", R"("activeDeadlineSeconds":1e20)",
+                  "request.object.spec.activeDeadlineSeconds:"},
+        WrongType{R"("activeDeadlineSeconds":3600)",
+                  R"("activeDeadlineSeconds":3600,"suspend":"no")", "request.object.spec.suspend:"},
+        WrongType{R"("activeDeadlineSeconds":3600)",
+                  R"("activeDeadlineSeconds":3600,"clusterSelector":{"ray.io/cluster":1})",
+                  "request.object.spec.clusterSelector.ray.io/cluster:"},
+        WrongType{R"("activeDeadlineSeconds":3600)",
+                  R"("activeDeadlineSeconds":3600,"runtimeEnvYAML":{"pip":[]})",
+                  "request.object.spec.runtimeEnvYAML:"},
+        WrongType{R"("activeDeadlineSeconds":3600)",
+                  R"("activeDeadlineSeconds":3600,"submitterConfig":{"backoffLimit":"2"})",
+                  "request.object.spec.submitterConfig.backoffLimit:"},
+        WrongType{R"("activeDeadlineSeconds":3600)",
+                  R"("activeDeadlineSeconds":3600,"submitterPodTemplate":[])",
+                  "request.object.spec.submitterPodTemplate:"},
+        WrongType{R"("activeDeadlineSeconds":3600)",
+                  R"("activeDeadlineSeconds":3600,"deletionPolicy":7)",
+                  "request.object.spec.deletionPolicy:"},
+        WrongType{R"("activeDeadlineSeconds":3600)",
+                  R"("activeDeadlineSeconds":3600,"managedBy":false)",
+                  "request.object.spec.managedBy:"},
+        WrongType{
+            R"("policy":"DeleteSelf","condition":{"jobStatus":"SUCCEEDED","ttlSeconds":60})",
+            R"("policy":"DeleteSelf","condition":{"jobStatus":"SUCCEEDED","ttlSeconds":"60"})",
+            "request.object.spec.deletionStrategy.deletionRules[0].condition.ttlSeconds:"},
+        WrongType{R"("policy":"DeleteSelf","condition":{"jobStatus":"SUCCEEDED")",
+                  R"("policy":1,"condition":{"jobStatus":"SUCCEEDED")",
+                  "request.object.spec.deletionStrategy.deletionRules[0].policy:"},
+        WrongType{R"("deletionRules":[)", R"("onSuccess":"x","deletionRules":[)",
+                  "request.object.spec.deletionStrategy.onSuccess:"},
+        WrongType{R"("rayVersion":"2.52.0")", R"("rayVersion":2.52)",
+                  "request.object.spec.rayClusterSpec.rayVersion:"},
+        WrongType{R"("headGroupSpec":{)", R"("enableInTreeAutoscaling":"true","headGroupSpec":{)",
+                  "request.object.spec.rayClusterSpec.enableInTreeAutoscaling:"},
+        WrongType{
+            R"("rayStartParams":{},"template":{"spec":{"containers":[{"name":"ray-head")",
+            R"("rayStartParams":{},"template":{"spec":{"containers":"ray-head","x":[{"name":"ray-head")",
+            "request.object.spec.rayClusterSpec.headGroupSpec.template.spec.containers:"},
+        WrongType{R"("replicas":2)", R"("replicas":"2")",
+                  "request.object.spec.rayClusterSpec.workerGroupSpecs[0].replicas:"},
+        WrongType{R"("maxReplicas":2)", R"("maxReplicas":-2147483649)",
+                  "request.object.spec.rayClusterSpec.workerGroupSpecs[0].maxReplicas:"},
+        WrongType{R"("numOfHosts":1)", R"("numOfHosts":1.0)",
+                  "request.object.spec.rayClusterSpec.workerGroupSpecs[0].numOfHosts:"},
+        WrongType{R"("groupName":"small-group")", R"("groupName":["small-group"])",
+                  "request.object.spec.rayClusterSpec.workerGroupSpecs[0].groupName:"},
+        WrongType{R"("cpu":"2")", R"("cpu":true)",
+                  "request.object.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers["
+                  "0].resources.requests.cpu:"},
+        WrongType{R"("cpu":"2")", R"("cpu":0.5)",
+                  "request.object.spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers["
+                  "0].resources.requests.cpu:"},
+        WrongType{
+            R"("image":"123)", R"("image":123,"x":"123)",
+            "request.object.spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image:"},
+        WrongType{R"("workerGroupSpecs":[)", R"("workerGroupSpecs":[7,)",
+                  "request.object.spec.rayClusterSpec.workerGroupSpecs[0]:"}));
 
 TEST(DecodeReview, NullOptionalFieldIsAbsent) {
   // A JSON null in an optional field is treated as absent (the WrongType table's minReplicas row
   // only checks this decodes; here we check the value).
-  const std::string body =
-      review_json(replace_once(compliant_object_json(), R"("minReplicas":2)", R"("minReplicas":null)"));
+  const std::string body = review_json(
+      replace_once(compliant_object_json(), R"("minReplicas":2)", R"("minReplicas":null)"));
   Result<DecodedReview> r = decode_review(body);
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_FALSE(r.value().request.object->spec.ray_cluster_spec->worker_groups[0].min_replicas);

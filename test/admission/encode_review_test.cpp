@@ -46,8 +46,9 @@ TEST(EncodeReview, AllowEchoesUidAndHasNoPatch) {
 TEST(EncodeReview, DenyAssemblesMessageAndCauses) {
   policy::Verdict v;
   v.allowed = false;
-  v.denials = {finding(RuleId::kBackoffLimit, "spec.backoffLimit", "5 exceeds 2; set it to 2 or less"),
-               finding(RuleId::kReapTtl, "", "no TTL; add one")};
+  v.denials = {
+      finding(RuleId::kBackoffLimit, "spec.backoffLimit", "5 exceeds 2; set it to 2 or less"),
+      finding(RuleId::kReapTtl, "", "no TTL; add one")};
   v.warnings = {finding(RuleId::kImagePinned, "spec.x", "unpinned; pin it")};
   json::Document doc = parsed(encode_review({"u", "job-a", "h"}, v));
   const json::Value& resp = doc["response"];
@@ -65,7 +66,8 @@ TEST(EncodeReview, DenyAssemblesMessageAndCauses) {
   const json::Value& causes = st["details"]["causes"];
   ASSERT_EQ(causes.Size(), 2u);
   EXPECT_STREQ(causes[0]["reason"].GetString(), "FieldValueForbidden");
-  EXPECT_STREQ(causes[0]["message"].GetString(), "[backoff-limit] 5 exceeds 2; set it to 2 or less");
+  EXPECT_STREQ(causes[0]["message"].GetString(),
+               "[backoff-limit] 5 exceeds 2; set it to 2 or less");
   EXPECT_STREQ(causes[0]["field"].GetString(), "spec.backoffLimit");
   EXPECT_FALSE(causes[1].HasMember("field"));
   ASSERT_EQ(resp["warnings"].Size(), 1u);
@@ -110,23 +112,26 @@ TEST(EncodeReview, WarningsAreCutTo120RunesOnAUtf8Boundary) {
 }
 
 TEST(EncodeReview, WarningControlCharactersBecomeSpaces) {
-  std::vector<std::string> w = build_warnings(
-      {finding(RuleId::kImagePinned, "spec", "line1\nline2\ttab\x7f" "del\xc2\x85nel")});
+  std::vector<std::string> w = build_warnings({finding(RuleId::kImagePinned, "spec",
+                                                       "line1\nline2\ttab\x7f"
+                                                       "del\xc2\x85nel")});
   ASSERT_EQ(w.size(), 1u);
   EXPECT_EQ(w[0], "[image-pinned] spec: line1 line2 tab del nel");
 }
 
 TEST(EncodeReview, DuplicateWarningsAreDropped) {
   Finding f = finding(RuleId::kImagePinned, "spec", "same");
-  std::vector<std::string> w = build_warnings({f, f, finding(RuleId::kImagePinned, "spec", "other"), f});
-  EXPECT_EQ(w, (std::vector<std::string>{"[image-pinned] spec: same", "[image-pinned] spec: other"}));
+  std::vector<std::string> w =
+      build_warnings({f, f, finding(RuleId::kImagePinned, "spec", "other"), f});
+  EXPECT_EQ(w,
+            (std::vector<std::string>{"[image-pinned] spec: same", "[image-pinned] spec: other"}));
 }
 
 TEST(EncodeReview, WarningsStayWithinTheBudget) {
   policy::Findings many;
   for (int i = 0; i < 100; ++i) {
-    many.push_back(finding(RuleId::kImagePinned, "spec.c[" + std::to_string(i) + "]",
-                           std::string(150, 'x')));
+    many.push_back(
+        finding(RuleId::kImagePinned, "spec.c[" + std::to_string(i) + "]", std::string(150, 'x')));
   }
   std::vector<std::string> w = build_warnings(many);
   std::size_t total = 0;

@@ -39,7 +39,8 @@ TEST(Manifest, YamlAndJsonDecodeTheSame) {
 
 TEST(Manifest, ListIsExpandedAndOtherKindsKept) {
   auto m = read_manifests(
-      "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: c}}\n"
+      "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: ConfigMap, metadata: {name: "
+      "c}}\n"
       "- {apiVersion: ray.io/v1, kind: RayJob, metadata: {name: r}}\n---\n"
       "apiVersion: apps/v1\nkind: Deployment\n");
   ASSERT_TRUE(m.ok()) << m.error().message;
@@ -57,7 +58,8 @@ TEST(Manifest, ScalarDocumentIsAnError) {
 }
 
 TEST(Manifest, BrokenJsonReportsTheJsonErrorWithOffset) {
-  auto m = read_manifests("{\n \"apiVersion\": \"ray.io/v1\",\n \"kind\": \"RayJob\",\n \"spec\": {\n");
+  auto m =
+      read_manifests("{\n \"apiVersion\": \"ray.io/v1\",\n \"kind\": \"RayJob\",\n \"spec\": {\n");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.error().code, ErrorCode::kInvalidArgument);
   EXPECT_NE(m.error().message.find("not valid JSON"), std::string::npos) << m.error().message;
@@ -73,8 +75,8 @@ TEST(Manifest, FlowMappingYamlStartingWithBraceIsYaml) {
 TEST(Check, WrongTypeNamesDocumentAndPath) {
   Result<LoadedPolicy> p = decode_policy(default_policy_yaml());
   ASSERT_TRUE(p.ok());
-  auto r = check_manifests("apiVersion: ray.io/v1\nkind: RayJob\nspec:\n  backoffLimit: \"1\"\n", {},
-                           p.value());
+  auto r = check_manifests("apiVersion: ray.io/v1\nkind: RayJob\nspec:\n  backoffLimit: \"1\"\n",
+                           {}, p.value());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message,
             "document 1 (line 1): spec.backoffLimit: expected an integer, got string");
@@ -83,7 +85,8 @@ TEST(Check, WrongTypeNamesDocumentAndPath) {
 TEST(Check, NamespaceResolution) {
   Result<LoadedPolicy> p = decode_policy(default_policy_yaml());
   ASSERT_TRUE(p.ok());
-  const std::string with_ns = "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: a, namespace: x}\n";
+  const std::string with_ns =
+      "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: a, namespace: x}\n";
   const std::string without = "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: a}\n";
   auto own = check_manifests(with_ns, {}, p.value());
   ASSERT_TRUE(own.ok());

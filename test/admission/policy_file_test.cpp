@@ -65,7 +65,8 @@ INSTANTIATE_TEST_SUITE_P(
     Classes, PolicyFileErrors,
     ::testing::Values(
         Bad{"extra: 1\n", ErrorCode::kInvalidArgument, "extra: unknown key"},
-        Bad{"lifecycle: {maxTTL: 1}\n", ErrorCode::kInvalidArgument, "lifecycle.maxTTL: unknown key"},
+        Bad{"lifecycle: {maxTTL: 1}\n", ErrorCode::kInvalidArgument,
+            "lifecycle.maxTTL: unknown key"},
         Bad{"lifecycle: {maxFailedTTLSeconds: \"86400\"}\n", ErrorCode::kInvalidArgument,
             "lifecycle.maxFailedTTLSeconds: expected an integer, got string"},
         Bad{"lifecycle: {maxBackoffLimit: -1}\n", ErrorCode::kInvalidArgument,
@@ -97,8 +98,10 @@ INSTANTIATE_TEST_SUITE_P(
             "images.deny[0].reason: required"},
         Bad{"images: {stock: {botocoreMin: latest}}\n", ErrorCode::kInvalidArgument,
             "images.stock.botocoreMin: expected a version"},
-        Bad{"kuberay: {version: \"2.0\"}\n", ErrorCode::kUnsupported, "kuberay.version: KubeRay 2.0"},
-        Bad{"kuberay: {version: \"1.8\"}\n", ErrorCode::kUnsupported, "kuberay.version: KubeRay 1.8"},
+        Bad{"kuberay: {version: \"2.0\"}\n", ErrorCode::kUnsupported,
+            "kuberay.version: KubeRay 2.0"},
+        Bad{"kuberay: {version: \"1.8\"}\n", ErrorCode::kUnsupported,
+            "kuberay.version: KubeRay 1.8"},
         Bad{"kuberay: {version: 1.6}\n", ErrorCode::kInvalidArgument,
             "kuberay.version: expected a quoted string"},
         Bad{"kuberay: {version: \"one\"}\n", ErrorCode::kInvalidArgument,
@@ -108,7 +111,8 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"kuberay: {version: \"1.4\"}\n", ErrorCode::kInvalidArgument,
             "lifecycle.mode: deletionRules needs KubeRay 1.5"},
         Bad{"kuberay: {version: \"1.5\"}\n", ErrorCode::kInvalidArgument,
-            "lifecycle.mode: deletionRules needs KubeRay 1.5 or later with the RayJobDeletionPolicy "
+            "lifecycle.mode: deletionRules needs KubeRay 1.5 or later with the "
+            "RayJobDeletionPolicy "
             "feature gate on (kuberay.version is 1.5, gate off)"},
         Bad{"kuberay: {version: \"1.6\"}\nlifecycle: {mode: deletionPolicy}\n",
             ErrorCode::kInvalidArgument, "lifecycle.mode: deletionPolicy needs KubeRay 1.3 or 1.4"},
@@ -117,7 +121,8 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"kuberay: {version: \"1.1\"}\nlifecycle: {mode: operatorDeletesRayJob}\n",
             ErrorCode::kInvalidArgument, "lifecycle.mode: operatorDeletesRayJob needs KubeRay 1.2"},
         Bad{"kuberay: {version: \"1.2\", featureGates: {RayJobDeletionPolicy: true}}\n",
-            ErrorCode::kInvalidArgument, "kuberay.featureGates.RayJobDeletionPolicy: the gate does not exist"}));
+            ErrorCode::kInvalidArgument,
+            "kuberay.featureGates.RayJobDeletionPolicy: the gate does not exist"}));
 
 TEST(PolicyFile, HeaderErrors) {
   Result<LoadedPolicy> p = decode_policy("apiVersion: v1\nkind: Policy\n");
@@ -139,8 +144,9 @@ TEST(PolicyFile, ValidModesPerVersion) {
     EXPECT_TRUE(p.ok()) << body << ": " << (p.ok() ? "" : p.error().message);
     return p;
   };
-  auto p13 = ok("kuberay: {version: \"1.3\", featureGates: {RayJobDeletionPolicy: true}}\n"
-                "lifecycle: {mode: deletionPolicy}\n");
+  auto p13 =
+      ok("kuberay: {version: \"1.3\", featureGates: {RayJobDeletionPolicy: true}}\n"
+         "lifecycle: {mode: deletionPolicy}\n");
   auto p15 = ok("kuberay: {version: \"1.5\", featureGates: {RayJobDeletionPolicy: true}}\n");
   auto p10 = ok("kuberay: {version: \"1.0\"}\nlifecycle: {mode: reaper}\n");
   if (p10.ok()) {
@@ -154,12 +160,14 @@ TEST(PolicyFile, ValidModesPerVersion) {
 }
 
 TEST(PolicyFile, HashIgnoresCommentsOrderAndSpelling) {
-  Result<LoadedPolicy> a = decode_policy(std::string(kHeader) +
-                                         "# a comment\nquota: {default: {requests.cpu: \"16\", pods: 20}}\n"
-                                         "rules: {image-pinned: warn}\n");
-  Result<LoadedPolicy> b = decode_policy("rules:\n  image-pinned: warn   # trailing\n"
-                                         "quota:\n  default:\n    pods: \"20\"\n    requests.cpu: 16000m\n"
-                                         "kind: Policy\napiVersion: rayjob-guard.io/v1\n");
+  Result<LoadedPolicy> a =
+      decode_policy(std::string(kHeader) +
+                    "# a comment\nquota: {default: {requests.cpu: \"16\", pods: 20}}\n"
+                    "rules: {image-pinned: warn}\n");
+  Result<LoadedPolicy> b = decode_policy(
+      "rules:\n  image-pinned: warn   # trailing\n"
+      "quota:\n  default:\n    pods: \"20\"\n    requests.cpu: 16000m\n"
+      "kind: Policy\napiVersion: rayjob-guard.io/v1\n");
   ASSERT_TRUE(a.ok()) << a.error().message;
   ASSERT_TRUE(b.ok()) << b.error().message;
   EXPECT_EQ(a.value().hash, b.value().hash);

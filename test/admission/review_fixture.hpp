@@ -27,11 +27,11 @@ inline std::string compliant_object_json(const std::string& name = "sample-job")
          container("ray-worker", "2", "4Gi") + R"(]}}}]}}})";
 }
 
-inline std::string review_json(const std::string& object, const std::string& operation = "CREATE",
-                               const std::string& old_object = "null",
-                               const std::string& uid = "705ab4f5-6393-11e8-b7cc-42010a800002",
-                               const std::string& user_info =
-                                   R"({"username":"alice","groups":["system:authenticated"]})") {
+inline std::string review_json(
+    const std::string& object, const std::string& operation = "CREATE",
+    const std::string& old_object = "null",
+    const std::string& uid = "705ab4f5-6393-11e8-b7cc-42010a800002",
+    const std::string& user_info = R"({"username":"alice","groups":["system:authenticated"]})") {
   return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":")" +
          uid +
          R"(","kind":{"group":"ray.io","version":"v1","kind":"RayJob"},)"

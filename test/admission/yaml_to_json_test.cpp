@@ -3,7 +3,6 @@
 #include "admission/yaml_to_json.hpp"
 
 #include <gtest/gtest.h>
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 

@@ -21,9 +21,8 @@ TEST_P(Golden, ReviewBodyMatchesByteForByte) {
   std::optional<std::string> request = read_file(dir / "request.json");
   ASSERT_TRUE(request.has_value());
   std::optional<std::string> policy_text = read_file(dir / "policy.yaml");
-  Result<admission::LoadedPolicy> policy =
-      admission::decode_policy(policy_text ? *policy_text
-                                           : std::string(admission::default_policy_yaml()));
+  Result<admission::LoadedPolicy> policy = admission::decode_policy(
+      policy_text ? *policy_text : std::string(admission::default_policy_yaml()));
   ASSERT_TRUE(policy.ok()) << policy.error().message;
   Result<admission::ReviewResult> result = admission::review(*request, policy.value());
   ASSERT_TRUE(result.ok()) << result.error().message;
@@ -34,8 +33,8 @@ TEST_P(Golden, ReviewBodyMatchesByteForByte) {
     return;
   }
   std::optional<std::string> expected = read_file(dir / "expected.json");
-  ASSERT_TRUE(expected.has_value()) << "missing " << (dir / "expected.json")
-                                    << " (run with RJG_UPDATE_GOLDEN=1 and review it)";
+  ASSERT_TRUE(expected.has_value())
+      << "missing " << (dir / "expected.json") << " (run with RJG_UPDATE_GOLDEN=1 and review it)";
   EXPECT_EQ(actual, *expected);
 }
 

@@ -2,11 +2,10 @@
 // that are identical except for the echoed uid. The notebook identity and the API identity
 // always get the same answer.
 #include <gtest/gtest.h>
-
-#include <filesystem>
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+
+#include <filesystem>
 
 #include "admission/json_reader.hpp"
 #include "admission/review.hpp"
