@@ -47,14 +47,12 @@ std::size_t rune_count(std::string_view s) {
   return n;
 }
 
-// The apiserver silently drops a warning containing a control character (C0, DEL or C1).
-std::string sanitize_and_cut(std::string_view text) {
+// The apiserver silently drops a warning containing a control character (C0, DEL or C1), so
+// they become spaces. Stray bytes that do not start a UTF-8 sequence become spaces too.
+std::string sanitize(std::string_view text) {
   std::string out;
-  out.reserve(std::min(text.size(), kMaxWarningRunes * 4));
-  std::size_t runes = 0;
-  const std::size_t total = rune_count(text);
-  const std::size_t keep = total > kMaxWarningRunes ? kMaxWarningRunes - 3 : total;
-  for (std::size_t i = 0; i < text.size() && runes < keep;) {
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
     const auto lead = static_cast<unsigned char>(text[i]);
     const std::size_t len = std::min(sequence_length(lead), text.size() - i);
     const bool c0_or_del = len == 1 && (lead < 0x20 || lead == 0x7F);
@@ -65,12 +63,54 @@ std::string sanitize_and_cut(std::string_view text) {
       out.append(text.substr(i, len));
     }
     i += len;
-    ++runes;
-  }
-  if (total > kMaxWarningRunes) {
-    out += "...";
   }
   return out;
+}
+
+// Byte offset just past the first `runes` runes of `s` (s.size() when it is shorter).
+std::size_t offset_after_runes(std::string_view s, std::size_t runes) {
+  std::size_t i = 0;
+  for (std::size_t n = 0; n < runes && i < s.size(); ++n) {
+    i += std::min(sequence_length(static_cast<unsigned char>(s[i])), s.size() - i);
+  }
+  return i;
+}
+
+constexpr std::string_view kContinuation = "... ";
+// A finding longer than this many pieces is cut: no real message comes near it.
+constexpr std::size_t kMaxPiecesPerWarning = 4;
+
+// Splits one sanitized warning into pieces of at most kMaxWarningRunes runes, at a space where
+// there is one in the last third of a piece. Pieces after the first start with "... ", so kubectl
+// shows a long finding as consecutive Warning: lines that still read as one sentence and keep
+// the "what to do" part, instead of a cut line that loses it.
+std::vector<std::string> split_warning(std::string_view text) {
+  std::vector<std::string> pieces;
+  while (!text.empty()) {
+    const bool first = pieces.empty();
+    const std::size_t room = kMaxWarningRunes - (first ? 0 : kContinuation.size());
+    const std::string prefix = first ? std::string() : std::string(kContinuation);
+    if (rune_count(text) <= room) {
+      pieces.push_back(prefix + std::string(text));
+      break;
+    }
+    if (pieces.size() + 1 == kMaxPiecesPerWarning) {
+      pieces.push_back(prefix + std::string(text.substr(0, offset_after_runes(text, room - 3))) +
+                       "...");
+      break;
+    }
+    std::size_t cut = offset_after_runes(text, room);
+    const std::size_t space = text.rfind(' ', cut);
+    if (space != std::string_view::npos && space >= offset_after_runes(text, room * 2 / 3)) {
+      cut = space;
+    }
+    pieces.push_back(prefix + std::string(text.substr(0, cut)));
+    text.remove_prefix(cut);
+    while (!text.empty() && text.front() == ' ') {
+      text.remove_prefix(1);
+    }
+  }
+  return pieces;
 }
 
 std::string more_line(std::size_t n) {
@@ -81,33 +121,37 @@ std::string more_line(std::size_t n) {
 }  // namespace
 
 std::vector<std::string> build_warnings(const policy::Findings& warnings) {
-  std::vector<std::string> distinct;
-  distinct.reserve(warnings.size());
+  // One group of pieces per distinct finding text; a group is shown whole or not at all.
+  std::vector<std::string> texts;
+  std::vector<std::vector<std::string>> groups;
   for (const policy::Finding& f : warnings) {
-    std::string w = sanitize_and_cut(format_finding(f));
-    if (std::find(distinct.begin(), distinct.end(), w) == distinct.end()) {
-      distinct.push_back(std::move(w));
+    std::string text = sanitize(format_finding(f));
+    if (std::find(texts.begin(), texts.end(), text) == texts.end()) {
+      groups.push_back(split_warning(text));
+      texts.push_back(std::move(text));
     }
   }
-  std::size_t total = 0;
-  for (const std::string& w : distinct) {
-    total += rune_count(w);
-  }
-  if (total <= kWarningBudgetRunes) {
-    return distinct;
-  }
-  // Over budget: keep a prefix that leaves room for the final "N more" line.
+  auto group_runes = [](const std::vector<std::string>& group) {
+    std::size_t n = 0;
+    for (const std::string& piece : group) {
+      n += rune_count(piece);
+    }
+    return n;
+  };
   std::vector<std::string> out;
   std::size_t used = 0;
-  for (std::size_t i = 0; i < distinct.size(); ++i) {
-    const std::size_t reserve = rune_count(more_line(distinct.size() - i));
-    const std::size_t len = rune_count(distinct[i]);
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    const std::size_t len = group_runes(groups[i]);
+    const bool last = i + 1 == groups.size();
+    const std::size_t reserve = last ? 0 : rune_count(more_line(groups.size() - i - 1));
     if (used + len + reserve > kWarningBudgetRunes) {
-      out.push_back(more_line(distinct.size() - i));
+      out.push_back(more_line(groups.size() - i));
       return out;
     }
     used += len;
-    out.push_back(std::move(distinct[i]));
+    for (std::string& piece : groups[i]) {
+      out.push_back(std::move(piece));
+    }
   }
   return out;
 }

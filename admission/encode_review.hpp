@@ -30,9 +30,11 @@ struct ResponseContext {
 std::string encode_review(const ResponseContext& context, const policy::Verdict& verdict);
 
 // Returns the warning strings for `warnings`: each "[rule-id] field: text" with control
-// characters replaced by spaces, cut to kMaxWarningRunes on a UTF-8 boundary ("..." at the end),
-// exact duplicates dropped; when the total would exceed kWarningBudgetRunes the list stops early
-// and ends with "N more warnings: run rayjob-guard check".
+// characters replaced by spaces and exact duplicates dropped. A text longer than
+// kMaxWarningRunes is split on UTF-8 boundaries (at a space where possible) into consecutive
+// warnings, the later ones starting with "... " (at most 4 pieces; a longer one ends in "...").
+// When the total would exceed kWarningBudgetRunes the list stops before a whole finding and ends
+// with "N more warnings: run rayjob-guard check".
 std::vector<std::string> build_warnings(const policy::Findings& warnings);
 
 // Returns the deny message: one line per denial, "[rule-id] field: text", joined by "\n".

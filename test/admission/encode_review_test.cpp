@@ -96,19 +96,45 @@ TEST(EncodeReview, AuditAnnotationKeysAreValidQualifiedNames) {
   }
 }
 
-TEST(EncodeReview, WarningsAreCutTo120RunesOnAUtf8Boundary) {
+TEST(EncodeReview, LongWarningsContinueOnUtf8Boundaries) {
   std::string long_text;
   for (int i = 0; i < 100; ++i) {
-    long_text += "é";  // two bytes each
+    long_text += "é";  // two bytes each, no space to break at
   }
   std::vector<std::string> w = build_warnings({finding(RuleId::kImagePinned, "spec.f", long_text)});
-  ASSERT_EQ(w.size(), 1u);
+  ASSERT_EQ(w.size(), 2u);
   EXPECT_EQ(runes(w[0]), kMaxWarningRunes);
-  EXPECT_EQ(w[0].substr(w[0].size() - 3), "...");
   EXPECT_EQ(w[0].rfind("[image-pinned] spec.f: é", 0), 0u);
-  // Valid UTF-8 after the cut: the byte before "..." ends a complete sequence.
-  auto ok = json::parse("[\"" + w[0] + "\"]");
-  EXPECT_TRUE(ok.ok());
+  EXPECT_EQ(w[1].rfind("... é", 0), 0u);
+  // Nothing is lost: the pieces put back together are the whole text.
+  EXPECT_EQ(w[0] + w[1].substr(4), "[image-pinned] spec.f: " + long_text);
+  for (const std::string& piece : w) {
+    EXPECT_TRUE(json::parse("[\"" + piece + "\"]").ok()) << piece;  // valid UTF-8
+  }
+}
+
+TEST(EncodeReview, LongWarningsBreakAtSpacesAndKeepWhatToDo) {
+  const std::string text =
+      "activeDeadlineSeconds is not set, so a hung run holds count/rayjobs.ray.io forever; set "
+      "activeDeadlineSeconds to at most 86400";
+  std::vector<std::string> w =
+      build_warnings({finding(RuleId::kActiveDeadline, "spec.activeDeadlineSeconds", text)});
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_LE(runes(w[0]), kMaxWarningRunes);
+  EXPECT_NE(w[0].back(), ' ');
+  EXPECT_EQ(w[1].rfind("... ", 0), 0u);
+  EXPECT_NE(w[1].find("at most 86400"), std::string::npos);
+  EXPECT_EQ(w[0] + " " + w[1].substr(4), "[active-deadline] spec.activeDeadlineSeconds: " + text);
+}
+
+TEST(EncodeReview, VeryLongWarningsStopAfterFourPieces) {
+  std::vector<std::string> w =
+      build_warnings({finding(RuleId::kImagePinned, "spec", std::string(2000, 'x'))});
+  ASSERT_EQ(w.size(), 4u);
+  for (const std::string& piece : w) {
+    EXPECT_LE(runes(piece), kMaxWarningRunes);
+  }
+  EXPECT_EQ(w.back().substr(w.back().size() - 3), "...");
 }
 
 TEST(EncodeReview, WarningControlCharactersBecomeSpaces) {
@@ -135,15 +161,18 @@ TEST(EncodeReview, WarningsStayWithinTheBudget) {
   }
   std::vector<std::string> w = build_warnings(many);
   std::size_t total = 0;
+  std::size_t firsts = 0;
   for (const std::string& s : w) {
     total += runes(s);
     EXPECT_LE(runes(s), kMaxWarningRunes);
+    firsts += s.rfind("[image-pinned]", 0) == 0 ? 1u : 0u;
   }
   EXPECT_LE(total, kWarningBudgetRunes);
   ASSERT_GT(w.size(), 1u);
-  const std::size_t shown = w.size() - 1;
-  EXPECT_EQ(w.back(), std::to_string(100 - shown) + " more warnings: run rayjob-guard check");
-  EXPECT_GE(shown, 30u);  // 120-rune warnings: 33 fit with room for the final line
+  // Each finding is two pieces (about 175 runes): whole findings only, then the final line.
+  EXPECT_EQ(w.size(), firsts * 2 + 1);
+  EXPECT_EQ(w.back(), std::to_string(100 - firsts) + " more warnings: run rayjob-guard check");
+  EXPECT_GE(firsts, 20u);
 }
 
 TEST(EncodeReview, DeterministicOutput) {
