@@ -84,6 +84,11 @@ void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
     });
     return;
   }
+  // Responses are written in one go and the peer waits for them: without TCP_NODELAY, Nagle
+  // holds the last segment of a handshake flight or response for the peer's delayed ACK (up to
+  // 40 ms), which dominated full-handshake latency in peer-bench.
+  boost::system::error_code opt_ec;
+  socket.set_option(tcp::no_delay(true), opt_ec);
   on_accept_(std::move(socket));
   do_accept();
 }
