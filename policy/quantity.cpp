@@ -297,6 +297,18 @@ std::string Quantity::to_string() const {
       negative ? static_cast<u128>(-(nanos_ + 1)) + 1 : static_cast<u128>(nanos_);
   std::string sign = negative ? "-" : "";
   constexpr u128 kPerUnit = kNanosPerUnit;
+  // Kubernetes caps a binary-suffixed quantity at 2^63-1 units when it reads it back, so larger
+  // whole values are printed with a decimal exponent ("88e18"), which it reads back exactly.
+  constexpr u128 kBinaryCapUnits = (static_cast<u128>(1) << 63) - 1;
+  if (magnitude % kPerUnit == 0 && magnitude / kPerUnit > kBinaryCapUnits) {
+    u128 units = magnitude / kPerUnit;
+    int exponent = 0;
+    while (units % 10 == 0) {
+      units /= 10;
+      ++exponent;
+    }
+    return sign + u128_to_string(units) + (exponent > 0 ? "e" + std::to_string(exponent) : "");
+  }
   if (magnitude % kPerUnit == 0) {
     u128 units = magnitude / kPerUnit;
     static constexpr const char* kBinary[] = {"Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};

@@ -303,6 +303,8 @@ TEST(Quantity, PrintsExactText) {
       {"-2Gi", "-2Gi"},    {"1e-9", "1n"},       {"3u", "3u"},
       {"1023", "1023"},    {"2048", "2Ki"},      {"1Ei", "1Ei"},
       {"2Ei", "2Ei"},      {"1G", "1000000000"}, {"9Ei", "9223372036854775807"},
+      // Above 2^63-1 units a binary suffix would be capped when read back: decimal exponent.
+      {"88E", "88e18"},    {"1e19", "1e19"},     {"12E", "12e18"},
   };
   for (const Row& r : rows) {
     const std::optional<Quantity> q = Quantity::parse(r.input);
