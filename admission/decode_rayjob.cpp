@@ -1,12 +1,9 @@
 // decode_rayjob (see decode_rayjob.hpp).
 #include "admission/decode_rayjob.hpp"
 
-#include <yaml-cpp/yaml.h>
-
-#include <exception>
-#include <mutex>
 #include <string>
-#include <unordered_map>
+
+#include "admission/yaml_events.hpp"
 
 namespace rjg::admission {
 namespace {
@@ -230,37 +227,11 @@ Status decode_metadata(const Value& meta, const Path& path, policy::ObjectMeta& 
   return {};
 }
 
-// runtimeEnvYAML texts repeat (one template per tenant; object and oldObject on every UPDATE) and
-// yaml-cpp costs more than the rest of a review, so parsed forms are memoised. Bounded in entries
-// and text size; cleared when full. Safe under concurrent reviews.
-policy::RuntimeEnv cached_runtime_env(const std::string& text) {
-  constexpr std::size_t kMaxEntries = 512;
-  constexpr std::size_t kMaxTextBytes = 16 * 1024;
-  if (text.size() > kMaxTextBytes) {
-    return parse_runtime_env(text);
-  }
-  static std::mutex mu;
-  static std::unordered_map<std::string, policy::RuntimeEnv> cache;
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    if (auto it = cache.find(text); it != cache.end()) {
-      return it->second;
-    }
-  }
-  policy::RuntimeEnv env = parse_runtime_env(text);
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= kMaxEntries) {
-    cache.clear();
-  }
-  cache.emplace(text, env);
-  return env;
-}
-
 Status decode_spec(const Value& spec, const Path& path, policy::RayJobSpec& out) {
   RJG_TRY(json::read_string(spec, "entrypoint", path, out.entrypoint));
   RJG_TRY(json::read_string(spec, "runtimeEnvYAML", path, out.runtime_env_yaml));
   if (out.runtime_env_yaml) {
-    out.runtime_env = cached_runtime_env(*out.runtime_env_yaml);
+    out.runtime_env = parse_runtime_env(*out.runtime_env_yaml);
   }
   RJG_TRY(json::read_bool(spec, "shutdownAfterJobFinishes", path, out.shutdown_after_job_finishes));
   RJG_TRY(json::read_int32(spec, "ttlSecondsAfterFinished", path, out.ttl_seconds_after_finished));
@@ -301,32 +272,42 @@ Status decode_spec(const Value& spec, const Path& path, policy::RayJobSpec& out)
   return {};
 }
 
-std::string scalar_text(const YAML::Node& node) {
-  return node.IsScalar() ? node.Scalar() : std::string();
-}
+using YamlDoc = yaml::Document;
+using YamlKind = yaml::Document::Kind;
 
-void read_pip(const YAML::Node& pip, policy::RuntimeEnv& env) {
-  auto read_list = [&env](const YAML::Node& list) {
-    for (const YAML::Node& item : list) {
-      if (!item.IsScalar()) {
+// Reads pip's value the way Ray's runtime_env does: a list of requirement strings, a mapping with
+// a `packages` list, or a requirements-file path. Anything else is kMalformed.
+void read_pip(const YamlDoc& doc, YamlDoc::Index pip, policy::RuntimeEnv& env) {
+  auto read_list = [&doc, &env](YamlDoc::Index list) {
+    for (YamlDoc::Index item = doc.first_child(list); item != YamlDoc::kNone;
+         item = doc.next(item)) {
+      if (doc.kind(item) != YamlKind::kScalar) {
         return false;
       }
-      env.pip_packages.push_back(item.Scalar());
+      env.pip_packages.emplace_back(doc.scalar(item));
     }
     return true;
   };
-  if (pip.IsSequence()) {
-    env.pip_form = read_list(pip) ? policy::RuntimeEnv::PipForm::kList
-                                  : policy::RuntimeEnv::PipForm::kMalformed;
-  } else if (pip.IsMap()) {
-    const YAML::Node packages = pip["packages"];
-    env.pip_form = packages && packages.IsSequence() && read_list(packages)
-                       ? policy::RuntimeEnv::PipForm::kPackages
-                       : policy::RuntimeEnv::PipForm::kMalformed;
-  } else if (pip.IsScalar() && !pip.Scalar().empty()) {
-    env.pip_form = policy::RuntimeEnv::PipForm::kRequirementsPath;
-  } else {
-    env.pip_form = policy::RuntimeEnv::PipForm::kMalformed;
+  switch (doc.kind(pip)) {
+    case YamlKind::kSequence:
+      env.pip_form = read_list(pip) ? policy::RuntimeEnv::PipForm::kList
+                                    : policy::RuntimeEnv::PipForm::kMalformed;
+      break;
+    case YamlKind::kMapping: {
+      const YamlDoc::Index packages = doc.find(pip, "packages");
+      env.pip_form = packages != YamlDoc::kNone && doc.kind(packages) == YamlKind::kSequence &&
+                             read_list(packages)
+                         ? policy::RuntimeEnv::PipForm::kPackages
+                         : policy::RuntimeEnv::PipForm::kMalformed;
+      break;
+    }
+    case YamlKind::kScalar:
+      env.pip_form = doc.scalar(pip).empty() ? policy::RuntimeEnv::PipForm::kMalformed
+                                             : policy::RuntimeEnv::PipForm::kRequirementsPath;
+      break;
+    case YamlKind::kNull:
+      env.pip_form = policy::RuntimeEnv::PipForm::kMalformed;
+      break;
   }
   if (env.pip_form == policy::RuntimeEnv::PipForm::kMalformed) {
     env.pip_packages.clear();
@@ -340,33 +321,38 @@ policy::RuntimeEnv parse_runtime_env(std::string_view yaml_text) {
   if (yaml_text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     return env;
   }
-  // yaml-cpp reports errors by throwing; this is the one place they become data.
-  try {
-    const YAML::Node root = YAML::Load(std::string(yaml_text));
-    if (!root.IsMap()) {
-      env.parse = policy::RuntimeEnv::Parse::kNotMapping;
-      env.parse_error = root.IsSequence() ? "a YAML sequence, not a mapping"
-                        : root.IsNull()   ? "YAML null, not a mapping"
-                                          : "a YAML scalar, not a mapping";
-      return env;
-    }
-    env.parse = policy::RuntimeEnv::Parse::kMapping;
-    if (const YAML::Node pip = root["pip"]) {
-      read_pip(pip, env);
-    }
-    env.has_conda = static_cast<bool>(root["conda"]);
-    if (const YAML::Node wd = root["working_dir"]; wd && wd.IsScalar()) {
-      env.working_dir = wd.Scalar();
-    }
-    if (const YAML::Node mods = root["py_modules"]; mods && mods.IsSequence()) {
-      for (const YAML::Node& m : mods) {
-        env.py_modules.push_back(scalar_text(m));
-      }
-    }
-  } catch (const std::exception& e) {
-    env = policy::RuntimeEnv{};
+  // runtimeEnvYAML is small; a tight budget keeps a hostile one cheap.
+  constexpr yaml::Limits kLimits{10'000, 64};
+  Result<YamlDoc> parsed = yaml::parse_first_document(yaml_text, kLimits);
+  if (!parsed.ok()) {
     env.parse = policy::RuntimeEnv::Parse::kInvalid;
-    env.parse_error = e.what();
+    env.parse_error = parsed.error().message;
+    return env;
+  }
+  const YamlDoc& doc = parsed.value();
+  constexpr YamlDoc::Index kRoot = 0;
+  const YamlKind root_kind = doc.empty() ? YamlKind::kNull : doc.kind(kRoot);
+  if (root_kind != YamlKind::kMapping) {
+    env.parse = policy::RuntimeEnv::Parse::kNotMapping;
+    env.parse_error = root_kind == YamlKind::kSequence ? "a YAML sequence, not a mapping"
+                      : root_kind == YamlKind::kNull   ? "YAML null, not a mapping"
+                                                       : "a YAML scalar, not a mapping";
+    return env;
+  }
+  env.parse = policy::RuntimeEnv::Parse::kMapping;
+  if (const YamlDoc::Index pip = doc.find(kRoot, "pip"); pip != YamlDoc::kNone) {
+    read_pip(doc, pip, env);
+  }
+  env.has_conda = doc.find(kRoot, "conda") != YamlDoc::kNone;
+  if (const YamlDoc::Index wd = doc.find(kRoot, "working_dir");
+      wd != YamlDoc::kNone && doc.kind(wd) == YamlKind::kScalar) {
+    env.working_dir = std::string(doc.scalar(wd));
+  }
+  if (const YamlDoc::Index mods = doc.find(kRoot, "py_modules");
+      mods != YamlDoc::kNone && doc.kind(mods) == YamlKind::kSequence) {
+    for (YamlDoc::Index m = doc.first_child(mods); m != YamlDoc::kNone; m = doc.next(m)) {
+      env.py_modules.emplace_back(doc.scalar(m));
+    }
   }
   return env;
 }

@@ -11,6 +11,8 @@
 #include <optional>
 #include <set>
 
+#include "admission/yaml_events.hpp"
+
 namespace rjg::admission {
 namespace {
 
@@ -396,6 +398,12 @@ class Converter {
 }  // namespace
 
 Result<std::vector<YamlDocument>> yaml_to_json(std::string_view text) {
+  // yaml-cpp 0.7's LoadAll loops forever, allocating without bound, on some malformed streams
+  // (a leading ","); libyaml's parser always terminates, so it screens the syntax first.
+  Status syntax = yaml::check_stream(text);
+  if (!syntax.ok()) {
+    return invalid_argument("YAML error at " + syntax.error().message);
+  }
   std::vector<YAML::Node> nodes;
   // yaml-cpp reports errors by throwing; this is the boundary where they become values.
   try {

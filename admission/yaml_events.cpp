@@ -1,0 +1,263 @@
+// yaml_events (see yaml_events.hpp).
+#include "admission/yaml_events.hpp"
+
+#include <yaml.h>
+
+#include <cstring>
+#include <utility>
+
+namespace rjg::admission::yaml {
+namespace {
+
+// Owns a libyaml parser reading from `text`, which must outlive it.
+class Parser {
+ public:
+  explicit Parser(std::string_view text) {
+    ok_ = yaml_parser_initialize(&parser_) != 0;
+    if (ok_) {
+      yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text.data()),
+                                   text.size());
+    }
+  }
+  ~Parser() {
+    if (ok_) {
+      yaml_parser_delete(&parser_);
+    }
+  }
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+
+  bool initialized() const { return ok_; }
+  yaml_parser_t* get() { return &parser_; }
+
+  // Returns "line L, column C: problem (context)" for the parser's current error.
+  // Reader (encoding) errors carry a byte offset instead of a mark.
+  std::string error() const {
+    std::string out = parser_.error == YAML_READER_ERROR
+                          ? "byte offset " + std::to_string(parser_.problem_offset) + ": "
+                          : "line " + std::to_string(parser_.problem_mark.line + 1) + ", column " +
+                                std::to_string(parser_.problem_mark.column + 1) + ": ";
+    out += parser_.problem != nullptr ? parser_.problem : "YAML syntax error";
+    if (parser_.context != nullptr) {
+      out += " (";
+      out += parser_.context;
+      out += ")";
+    }
+    return out;
+  }
+
+ private:
+  yaml_parser_t parser_{};
+  bool ok_ = false;
+};
+
+// One event; deleted when it goes out of scope.
+class Event {
+ public:
+  Event() = default;
+  ~Event() { reset(); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  // Returns false on a parse error (the event is then empty).
+  bool next(Parser& parser) {
+    reset();
+    live_ = yaml_parser_parse(parser.get(), &event_) != 0;
+    return live_;
+  }
+  const yaml_event_t& operator*() const { return event_; }
+  const yaml_event_t* operator->() const { return &event_; }
+
+ private:
+  void reset() {
+    if (live_) {
+      yaml_event_delete(&event_);
+      live_ = false;
+    }
+  }
+  yaml_event_t event_{};
+  bool live_ = false;
+};
+
+std::string at(const yaml_mark_t& mark) {
+  return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1);
+}
+
+const char* text_of(const yaml_char_t* s) { return reinterpret_cast<const char*>(s); }
+
+bool is_null_scalar(const yaml_event_t& e) {
+  const char* tag = text_of(e.data.scalar.tag);
+  if (tag != nullptr) {
+    return std::strcmp(tag, YAML_NULL_TAG) == 0;
+  }
+  if (e.data.scalar.style != YAML_PLAIN_SCALAR_STYLE) {
+    return false;
+  }
+  const std::string_view v(text_of(e.data.scalar.value), e.data.scalar.length);
+  return v.empty() || v == "~" || v == "null" || v == "Null" || v == "NULL";
+}
+
+}  // namespace
+
+std::string_view Document::scalar(Index i) const {
+  const Node& n = nodes_[resolve(i)];
+  if (n.kind != Kind::kScalar) {
+    return {};
+  }
+  return std::string_view(text_).substr(n.text_begin, n.text_size);
+}
+
+Document::Index Document::find(Index i, std::string_view key) const {
+  if (kind(i) != Kind::kMapping) {
+    return kNone;
+  }
+  for (Index k = first_child(i); k != kNone; k = next(nodes_[k].next)) {
+    const Index v = nodes_[k].next;
+    if (v == kNone) {
+      return kNone;
+    }
+    if (kind(k) == Kind::kScalar && scalar(k) == key) {
+      return v;
+    }
+  }
+  return kNone;
+}
+
+Result<Document> parse_first_document(std::string_view text, const Limits& limits) {
+  using Index = Document::Index;
+  Document doc;
+  Parser parser(text);
+  if (!parser.initialized()) {
+    return internal_error("libyaml: parser initialization failed");
+  }
+  struct Anchor {
+    std::string name;
+    Index node;
+  };
+  std::vector<Anchor> anchors;
+  std::vector<std::pair<Index, std::string>> open;  // collections being filled, with their anchor
+  Event event;
+
+  // Appends a node under the innermost open collection (or as the root) and returns its index.
+  auto add = [&](Document::Kind kind, const yaml_mark_t& mark) -> Result<Index> {
+    if (doc.nodes_.size() >= limits.max_nodes) {
+      return invalid_argument(at(mark) + ": more than " + std::to_string(limits.max_nodes) +
+                              " YAML nodes");
+    }
+    const auto i = static_cast<Index>(doc.nodes_.size());
+    Document::Node node;
+    node.kind = kind;
+    node.line = static_cast<std::uint32_t>(mark.line + 1);
+    node.column = static_cast<std::uint32_t>(mark.column + 1);
+    doc.nodes_.push_back(node);
+    if (!open.empty()) {
+      Document::Node& parent = doc.nodes_[open.back().first];
+      if (parent.last_child == Document::kNone) {
+        parent.first_child = i;
+      } else {
+        doc.nodes_[parent.last_child].next = i;
+      }
+      parent.last_child = i;
+    }
+    return i;
+  };
+
+  while (true) {
+    if (!event.next(parser)) {
+      return invalid_argument(parser.error());
+    }
+    const yaml_event_t& e = *event;
+    switch (e.type) {
+      case YAML_STREAM_END_EVENT:
+        return doc;
+      case YAML_DOCUMENT_START_EVENT:
+        break;
+      case YAML_DOCUMENT_END_EVENT:
+        return doc;
+      case YAML_ALIAS_EVENT: {
+        const char* name = text_of(e.data.alias.anchor);
+        Index target = Document::kNone;
+        for (auto it = anchors.rbegin(); it != anchors.rend(); ++it) {
+          if (it->name == name) {
+            target = it->node;
+            break;
+          }
+        }
+        if (target == Document::kNone) {
+          return invalid_argument(at(e.start_mark) + ": alias *" + name +
+                                  " names no finished anchor");
+        }
+        Result<Index> i = add(doc.nodes_[target].kind, e.start_mark);
+        if (!i.ok()) {
+          return i.error();
+        }
+        doc.nodes_[i.value()].alias_of = target;
+        break;
+      }
+      case YAML_SCALAR_EVENT: {
+        Result<Index> i =
+            add(is_null_scalar(e) ? Document::Kind::kNull : Document::Kind::kScalar, e.start_mark);
+        if (!i.ok()) {
+          return i.error();
+        }
+        Document::Node& n = doc.nodes_[i.value()];
+        n.text_begin = static_cast<std::uint32_t>(doc.text_.size());
+        n.text_size = static_cast<std::uint32_t>(e.data.scalar.length);
+        doc.text_.append(text_of(e.data.scalar.value), e.data.scalar.length);
+        if (e.data.scalar.anchor != nullptr) {
+          anchors.push_back({text_of(e.data.scalar.anchor), i.value()});
+        }
+        break;
+      }
+      case YAML_SEQUENCE_START_EVENT:
+      case YAML_MAPPING_START_EVENT: {
+        if (open.size() >= limits.max_depth) {
+          return invalid_argument(at(e.start_mark) + ": nesting deeper than " +
+                                  std::to_string(limits.max_depth) + " levels");
+        }
+        const bool seq = e.type == YAML_SEQUENCE_START_EVENT;
+        Result<Index> i =
+            add(seq ? Document::Kind::kSequence : Document::Kind::kMapping, e.start_mark);
+        if (!i.ok()) {
+          return i.error();
+        }
+        const yaml_char_t* anchor =
+            seq ? e.data.sequence_start.anchor : e.data.mapping_start.anchor;
+        // Registered when the collection ends, so an alias inside it cannot make a cycle.
+        open.emplace_back(i.value(), anchor != nullptr ? text_of(anchor) : std::string());
+        break;
+      }
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT:
+        if (!open.empty()) {
+          if (!open.back().second.empty()) {
+            anchors.push_back({std::move(open.back().second), open.back().first});
+          }
+          open.pop_back();
+        }
+        break;
+      case YAML_STREAM_START_EVENT:
+      case YAML_NO_EVENT:
+        break;
+    }
+  }
+}
+
+Status check_stream(std::string_view text, std::size_t max_events) {
+  Parser parser(text);
+  if (!parser.initialized()) {
+    return internal_error("libyaml: parser initialization failed");
+  }
+  Event event;
+  for (std::size_t n = 0; n < max_events; ++n) {
+    if (!event.next(parser)) {
+      return invalid_argument(parser.error());
+    }
+    if (event->type == YAML_STREAM_END_EVENT) {
+      return {};
+    }
+  }
+  return invalid_argument("more than " + std::to_string(max_events) + " YAML events");
+}
+
+}  // namespace rjg::admission::yaml

@@ -1,0 +1,80 @@
+// yaml_events: a small reader over libyaml's event parser. It builds a compact, read-only tree of
+// one YAML document (scalars, sequences, mappings; aliases point at their anchored node instead of
+// copying it, so the tree is linear in the input), and it can scan a whole stream for syntax
+// errors. libyaml is an order of magnitude cheaper than yaml-cpp on the small runtimeEnvYAML texts
+// of a review, and it always terminates with an error on input yaml-cpp 0.7 loops on.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/result.hpp"
+
+namespace rjg::admission::yaml {
+
+// Budgets for one parse: events (nodes, aliases included) and nesting depth.
+struct Limits {
+  std::size_t max_nodes = 100'000;
+  std::size_t max_depth = 1000;
+};
+
+// One parsed YAML document. Node 0 is the root. Values returned by accessors point into the
+// Document, which must outlive them.
+class Document {
+ public:
+  enum class Kind : std::uint8_t { kNull, kScalar, kSequence, kMapping };
+  using Index = std::uint32_t;
+  static constexpr Index kNone = static_cast<Index>(-1);
+
+  // Returns the kind of node `i` (aliases resolved). A plain scalar spelled ""/~/null/Null/NULL
+  // or tagged !!null is kNull, as yaml-cpp and go-yaml read it.
+  Kind kind(Index i) const { return nodes_[resolve(i)].kind; }
+  // Returns the text of scalar node `i` (empty for other kinds).
+  std::string_view scalar(Index i) const;
+  // Returns the first child of sequence `i` (for a mapping: its first key, followed by that key's
+  // value, the next key...), or kNone.
+  Index first_child(Index i) const { return nodes_[resolve(i)].first_child; }
+  // Returns the sibling after node `i` in its parent, or kNone.
+  Index next(Index i) const { return nodes_[i].next; }
+  // Returns the value of the first key of mapping `i` whose scalar text is `key`, or kNone when
+  // absent or when `i` is not a mapping.
+  Index find(Index i, std::string_view key) const;
+  // 1-based line and column where node `i` starts.
+  std::uint32_t line(Index i) const { return nodes_[i].line; }
+  std::uint32_t column(Index i) const { return nodes_[i].column; }
+  // True when the stream held no document at all (empty text, comments only).
+  bool empty() const { return nodes_.empty(); }
+
+ private:
+  friend Result<Document> parse_first_document(std::string_view, const Limits&);
+  struct Node {
+    Kind kind = Kind::kNull;
+    Index alias_of = kNone;  // for an alias: the anchored node it stands for
+    Index first_child = kNone;
+    Index last_child = kNone;
+    Index next = kNone;
+    std::uint32_t text_begin = 0;  // scalar text in text_
+    std::uint32_t text_size = 0;
+    std::uint32_t line = 0;
+    std::uint32_t column = 0;
+  };
+  Index resolve(Index i) const { return nodes_[i].alias_of == kNone ? i : nodes_[i].alias_of; }
+
+  std::vector<Node> nodes_;
+  std::string text_;  // every scalar's text, back to back
+};
+
+// Parses the first document of `text` (later documents are not read, as yaml-cpp's Load and
+// go-yaml's Unmarshal do). Returns kInvalidArgument "line L, column C: <libyaml problem>" for a
+// syntax error ("byte offset N: ..." for invalid UTF-8 or control characters), an alias to an
+// unknown (or still open) anchor, or a budget overrun. An empty stream gives an empty() Document.
+Result<Document> parse_first_document(std::string_view text, const Limits& limits = {});
+
+// Reads every event of every document of `text` without building anything. Returns ok or the
+// first error, as parse_first_document words it. Cost is linear in the input.
+Status check_stream(std::string_view text, std::size_t max_events = 10'000'000);
+
+}  // namespace rjg::admission::yaml
