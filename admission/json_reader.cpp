@@ -3,8 +3,14 @@
 
 #include <rapidjson/error/en.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
+#include <cstring>
 #include <limits>
+#include <memory>
 
 namespace rjg::admission::json {
 
@@ -56,41 +62,6 @@ std::string where(const Path& path) {
   return p.empty() ? std::string("(document)") : p;
 }
 
-// One container seen by the post-parse walk; parent links rebuild the path of an error.
-struct Node {
-  const Value* value;
-  std::size_t parent;  // index into the node list; npos for the root
-  const char* key;     // member name under an object parent, else nullptr
-  std::size_t key_length;
-  std::size_t index;  // element index under an array parent
-  std::size_t depth;
-};
-
-constexpr std::size_t kNoParent = static_cast<std::size_t>(-1);
-
-std::string node_path(const std::vector<Node>& nodes, std::size_t at, const char* root) {
-  std::vector<std::size_t> chain;
-  for (std::size_t i = at; i != kNoParent; i = nodes[i].parent) {
-    chain.push_back(i);
-  }
-  std::string out = root;
-  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-    const Node& n = nodes[*it];
-    if (n.parent == kNoParent) {
-      continue;
-    }
-    if (n.key != nullptr) {
-      if (!out.empty()) {
-        out += '.';
-      }
-      out.append(n.key, n.key_length);
-    } else {
-      out += '[' + std::to_string(n.index) + ']';
-    }
-  }
-  return out.empty() ? std::string("(document)") : out;
-}
-
 std::string_view key_of(const Value::Member& m) {
   return {m.name.GetString(), m.name.GetStringLength()};
 }
@@ -124,41 +95,216 @@ std::optional<std::string_view> duplicate_key(const Value& obj) {
   return std::nullopt;
 }
 
-// Walks the parsed tree without recursion: checks depth and duplicate keys.
-Status check_structure(const Value& root_value, const char* root) {
-  std::vector<Node> nodes;
-  std::vector<std::size_t> stack;
-  nodes.push_back(Node{&root_value, kNoParent, nullptr, 0, 0, 1});
-  stack.push_back(0);
-  while (!stack.empty()) {
-    const std::size_t at = stack.back();
-    stack.pop_back();
-    const Node node = nodes[at];
-    if (node.depth > kMaxDepth) {
-      return invalid_argument(node_path(nodes, node.parent, root) + ": JSON nesting deeper than " +
-                              std::to_string(kMaxDepth) + " levels");
+// Returns the first object under `v` (depth first, members in order) that has a duplicate key,
+// or nullptr. Recursion is bounded: prescan() has capped nesting at kMaxDepth.
+const Value* find_duplicate(const Value& v) {
+  if (v.IsObject()) {
+    if (duplicate_key(v)) {
+      return &v;
     }
-    const Value& v = *node.value;
-    if (v.IsObject()) {
-      if (auto dup = duplicate_key(v)) {
-        return invalid_argument(node_path(nodes, at, root) + ": duplicate key \"" +
-                                std::string(*dup) + "\"");
-      }
-      for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
-        if (m->value.IsObject() || m->value.IsArray()) {
-          nodes.push_back(Node{&m->value, at, m->name.GetString(), m->name.GetStringLength(), 0,
-                               node.depth + 1});
-          stack.push_back(nodes.size() - 1);
-        }
-      }
-    } else if (v.IsArray()) {
-      for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
-        if (v[i].IsObject() || v[i].IsArray()) {
-          nodes.push_back(Node{&v[i], at, nullptr, 0, i, node.depth + 1});
-          stack.push_back(nodes.size() - 1);
+    for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
+      if (m->value.IsObject() || m->value.IsArray()) {
+        if (const Value* found = find_duplicate(m->value)) {
+          return found;
         }
       }
     }
+  } else if (v.IsArray()) {
+    for (const Value& e : v.GetArray()) {
+      if (e.IsObject() || e.IsArray()) {
+        if (const Value* found = find_duplicate(e)) {
+          return found;
+        }
+      }
+    }
+  }
+  return nullptr;
+}
+
+// Appends the path from `v` down to `target` to `out`; returns false when `target` is not under
+// `v`. Only runs once a duplicate was found, so its string building costs nothing on good input.
+bool path_to(const Value& v, const Value* target, std::string& out) {
+  if (&v == target) {
+    return true;
+  }
+  const std::size_t mark = out.size();
+  if (v.IsObject()) {
+    for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
+      if (m->value.IsObject() || m->value.IsArray()) {
+        if (!out.empty()) {
+          out += '.';
+        }
+        out += key_of(*m);
+        if (path_to(m->value, target, out)) {
+          return true;
+        }
+        out.resize(mark);
+      }
+    }
+  } else if (v.IsArray()) {
+    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+      if (v[i].IsObject() || v[i].IsArray()) {
+        out += '[' + std::to_string(i) + ']';
+        if (path_to(v[i], target, out)) {
+          return true;
+        }
+        out.resize(mark);
+      }
+    }
+  }
+  return false;
+}
+
+// Rejects duplicate object keys (as Kubernetes' strict decoding does), naming the object's path.
+Status check_duplicates(const Value& root_value, const char* root) {
+  const Value* dup = find_duplicate(root_value);
+  if (dup == nullptr) {
+    return {};
+  }
+  std::string path = root;
+  path_to(root_value, dup, path);
+  if (path.empty()) {
+    path = "(document)";
+  }
+  return invalid_argument(path + ": duplicate key \"" + std::string(*duplicate_key(*dup)) + "\"");
+}
+
+// Returns the length of the valid UTF-8 sequence starting at p[0] (a byte >= 0x80), or 0 when it
+// is not one: overlong forms, UTF-16 surrogates, code points above U+10FFFF and truncated or stray
+// continuation bytes are all invalid.
+std::size_t utf8_sequence(const unsigned char* p, std::size_t left) {
+  const unsigned char c = p[0];
+  auto cont = [&](std::size_t i, unsigned char lo = 0x80, unsigned char hi = 0xBF) {
+    return i < left && p[i] >= lo && p[i] <= hi;
+  };
+  if (c >= 0xC2 && c <= 0xDF) {
+    return cont(1) ? 2 : 0;
+  }
+  if (c == 0xE0) {
+    return cont(1, 0xA0) && cont(2) ? 3 : 0;
+  }
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) {
+    return cont(1) && cont(2) ? 3 : 0;
+  }
+  if (c == 0xED) {
+    return cont(1, 0x80, 0x9F) && cont(2) ? 3 : 0;
+  }
+  if (c == 0xF0) {
+    return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  }
+  if (c >= 0xF1 && c <= 0xF3) {
+    return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  }
+  if (c == 0xF4) {
+    return cont(1, 0x80, 0x8F) && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// True when some byte of `w` is '"', '\\', NUL or >= 0x80 (the bytes that end a plain ASCII run
+// inside a string).
+bool has_string_special(std::uint64_t w) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
+  return ((has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\')) | has_zero(w) | w) & kHigh) !=
+         0;
+}
+
+// One pass over the raw text before RapidJSON sees it: validates UTF-8 (so the parser can skip
+// its own, slower validation), rejects NUL bytes (never valid in JSON text; this lets the parser
+// read a NUL-terminated copy) and caps bracket nesting outside strings at kMaxDepth (so the
+// recursive parser and the duplicate-key walk have bounded depth). Up to the first syntax error,
+// its string tracking agrees with the parser's, so the parser can never nest deeper.
+Status prescan(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t depth = 0;
+  bool in_string = false;
+  std::size_t i = 0;
+  auto nul = [](std::size_t at) {
+    return invalid_argument("not valid JSON: NUL byte (at byte offset " + std::to_string(at) + ")");
+  };
+  auto bad_utf8 = [](std::size_t at) {
+    return invalid_argument("not valid JSON: invalid UTF-8 (at byte offset " + std::to_string(at) +
+                            ")");
+  };
+  while (i < n) {
+    if (in_string) {
+#if defined(__SSE2__)
+      // 16 bytes at a time: stop at the first '"', '\\', NUL or non-ASCII byte.
+      const __m128i quote = _mm_set1_epi8('"');
+      const __m128i backslash = _mm_set1_epi8('\\');
+      const __m128i zero = _mm_setzero_si128();
+      while (i + 16 <= n) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+        const __m128i special =
+            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                         _mm_or_si128(_mm_cmpeq_epi8(v, zero), v));
+        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
+        if (mask != 0) {
+          i += static_cast<std::size_t>(__builtin_ctz(mask));
+          break;
+        }
+        i += 16;
+      }
+#endif
+      while (i + 8 <= n) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, sizeof w);
+        if (has_string_special(w)) {
+          break;
+        }
+        i += 8;
+      }
+      if (i >= n) {
+        break;
+      }
+      const unsigned char c = p[i];
+      if (c == 0) {
+        return nul(i);
+      }
+      if (c == '"') {
+        in_string = false;
+        ++i;
+      } else if (c == '\\') {
+        // The escaped byte is ASCII in valid JSON; anything else is left to validation below.
+        i += (i + 1 < n && p[i + 1] < 0x80) ? 2 : 1;
+      } else if (c >= 0x80) {
+        const std::size_t len = utf8_sequence(p + i, n - i);
+        if (len == 0) {
+          return bad_utf8(i);
+        }
+        i += len;
+      } else {
+        ++i;
+      }
+      continue;
+    }
+    const unsigned char c = p[i];
+    if (c == 0) {
+      return nul(i);
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) {
+        return invalid_argument("JSON nesting deeper than " + std::to_string(kMaxDepth) +
+                                " levels (at byte offset " + std::to_string(i) + ")");
+      }
+    } else if (c == ']' || c == '}') {
+      if (depth > 0) {
+        --depth;
+      }
+    } else if (c >= 0x80) {
+      const std::size_t len = utf8_sequence(p + i, n - i);
+      if (len == 0) {
+        return bad_utf8(i);
+      }
+      i += len;
+      continue;
+    }
+    ++i;
   }
   return {};
 }
@@ -166,16 +312,26 @@ Status check_structure(const Value& root_value, const char* root) {
 }  // namespace
 
 Result<Document> parse(std::string_view text, const char* root) {
+  Status scanned = prescan(text);
+  if (!scanned.ok()) {
+    return scanned.error();
+  }
+  // prescan() has validated UTF-8, bounded the depth and ruled out NUL bytes, so the plain
+  // recursive parser can read a NUL-terminated copy through its fast string stream (the
+  // (pointer, length) overload goes through a slower bounds-checked stream). The padding keeps
+  // RapidJSON's 16-byte aligned SIMD string scan (RAPIDJSON_SSE2) inside the allocation.
+  constexpr std::size_t kPadding = 16;
+  const std::unique_ptr<char[]> terminated(new char[text.size() + kPadding]);
+  std::memcpy(terminated.get(), text.data(), text.size());
+  std::memset(terminated.get() + text.size(), 0, kPadding);
   Document doc;
-  constexpr unsigned kFlags =
-      rapidjson::kParseIterativeFlag | rapidjson::kParseValidateEncodingFlag;
-  doc.Parse<kFlags>(text.data(), text.size());
+  doc.Parse<rapidjson::kParseDefaultFlags>(terminated.get());
   if (doc.HasParseError()) {
     return invalid_argument(std::string("not valid JSON: ") +
                             rapidjson::GetParseError_En(doc.GetParseError()) + " (at byte offset " +
                             std::to_string(doc.GetErrorOffset()) + ")");
   }
-  Status st = check_structure(doc, root);
+  Status st = check_duplicates(doc, root);
   if (!st.ok()) {
     return st.error();
   }

@@ -52,10 +52,11 @@ class Path {
   std::size_t index_ = kNoIndex;
 };
 
-// Parses `text` as one JSON document: iterative parser (no recursion, so 100k nested `[` cannot
-// exhaust the stack), UTF-8 validation, no trailing content. Then rejects nesting deeper than
-// kMaxDepth and duplicate object keys (as Kubernetes' strict decoding does), naming the key's path
-// under `root`. Returns kInvalidArgument with the parser's message and byte offset.
+// Parses `text` as one JSON document, no trailing content. A pre-pass first rejects invalid UTF-8
+// (overlongs, surrogates, > U+10FFFF) and nesting deeper than kMaxDepth (so 100k nested `[` never
+// reach the recursive parser); then duplicate object keys are rejected (as Kubernetes' strict
+// decoding does), naming the object's path under `root`. Returns kInvalidArgument with the
+// parser's message and byte offset.
 Result<Document> parse(std::string_view text, const char* root = "");
 
 // Returns "null", "boolean", "object", "array", "string" or "number" for messages.

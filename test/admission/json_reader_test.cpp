@@ -45,6 +45,45 @@ TEST(JsonReader, InvalidUtf8IsInvalid) {
   EXPECT_EQ(doc.error().code, ErrorCode::kInvalidArgument);
 }
 
+TEST(JsonReader, Utf8PrePassRejectsEveryIllFormedSequence) {
+  const char* bad[] = {
+      "\"\xc0\xaf\"",                              // overlong '/'
+      "\"\xe0\x80\xaf\"",                          // overlong, 3 bytes
+      "\"\xf0\x80\x80\xaf\"",                      // overlong, 4 bytes
+      "\"\xed\xa0\x80\"",                          // UTF-16 surrogate U+D800
+      "\"\xf4\x90\x80\x80\"",                      // U+110000
+      "\"\xf5\x80\x80\x80\"",                      // lead byte past U+10FFFF
+      "\"\x80\"",                                  // stray continuation
+      "\"abc\xc3\"",                               // truncated sequence
+      "\"0123456789abcdef0123456789abcdef\xff\"",  // after a 16-byte ASCII run
+  };
+  for (const char* text : bad) {
+    auto doc = parse(text);
+    ASSERT_FALSE(doc.ok()) << text;
+    EXPECT_NE(doc.error().message.find("invalid UTF-8"), std::string::npos) << doc.error().message;
+  }
+  const char* good[] = {"\"\xc3\xa9\"",         "\"\xe2\x82\xac\"",
+                        "\"\xf0\x9f\x98\x80\"", "\"\xf4\x8f\xbf\xbf\"",
+                        "\"\xed\x9f\xbf\"",     "\"0123456789abcdef\\\"0123456789abcdef\xc3\xa9\""};
+  for (const char* text : good) {
+    EXPECT_TRUE(parse(text).ok()) << text;
+  }
+}
+
+TEST(JsonReader, NulBytesAreRejectedAnywhere) {
+  for (const std::string& text : {std::string("{\"a\":1}\0", 8), std::string("{\"a\":\0 1}", 8),
+                                  std::string("{\"a\":\"x\0y\"}", 10)}) {
+    auto doc = parse(text);
+    ASSERT_FALSE(doc.ok());
+    EXPECT_NE(doc.error().message.find("NUL byte"), std::string::npos) << doc.error().message;
+  }
+}
+
+TEST(JsonReader, BracketsInsideStringsDoNotCountAsNesting) {
+  const std::string text = "[\"" + std::string(5000, '[') + "\\\"\"]";
+  EXPECT_TRUE(parse(text).ok());
+}
+
 TEST(JsonReader, HundredThousandNestedArraysAreRejectedWithoutCrashing) {
   const std::string deep = std::string(100000, '[') + std::string(100000, ']');
   auto doc = parse(deep, "request");
