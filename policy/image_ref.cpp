@@ -2,6 +2,7 @@
 // and the RayJob image walk.
 #include "policy/image_ref.hpp"
 
+#include <algorithm>
 #include <vector>
 
 namespace rjg::policy {
@@ -173,27 +174,64 @@ bool element_matches(std::string_view pattern, std::size_t p, char c, std::size_
   return c == pc;
 }
 
-bool glob_from(std::string_view pattern, std::size_t p, std::string_view text, std::size_t t,
-               std::vector<signed char>& memo) {
-  const std::size_t width = text.size() + 1;
-  signed char& slot = memo[p * width + t];
-  if (slot >= 0) {
-    return slot == 1;
+// Returns the end of the glob element starting at pattern[p], parsed as element_matches does.
+std::size_t element_end(std::string_view pattern, std::size_t p) {
+  const char pc = pattern[p];
+  if (pc == '\\' && p + 1 < pattern.size()) {
+    return p + 2;
   }
-  bool result = false;
-  if (p == pattern.size()) {
-    result = t == text.size();
-  } else if (pattern[p] == '*') {
-    // `*` matches empty, or one more non-slash character and stays.
-    result = glob_from(pattern, p + 1, text, t, memo) ||
-             (t < text.size() && text[t] != '/' && glob_from(pattern, p, text, t + 1, memo));
-  } else if (t < text.size()) {
+  if (pc == '[') {
+    std::size_t i = p + 1;
+    if (i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^')) {
+      ++i;
+    }
+    for (std::size_t j = i + 1; j < pattern.size(); ++j) {
+      if (pattern[j] == ']') {
+        return j + 1;
+      }
+    }
+  }
+  return p + 1;
+}
+
+// True when the element at pattern[p] matches exactly '/': a literal or escaped slash. No other
+// element matches '/', so these are the only places a text '/' can be matched.
+bool is_slash_element(std::string_view pattern, std::size_t p) {
+  return pattern[p] == '/' ||
+         (pattern[p] == '\\' && p + 1 < pattern.size() && pattern[p + 1] == '/');
+}
+
+// Matches pattern[pb, pe) against text[tb, te), which holds no '/': the classic iterative glob
+// with one backtrack point (the last `*`), exact when no element can match across segments.
+bool match_segment(std::string_view pattern, std::size_t pb, std::size_t pe, std::string_view text,
+                   std::size_t tb, std::size_t te) {
+  constexpr std::size_t kNoStar = static_cast<std::size_t>(-1);
+  std::size_t p = pb;
+  std::size_t t = tb;
+  std::size_t star_p = kNoStar;
+  std::size_t star_t = 0;
+  while (t < te) {
+    if (p < pe && pattern[p] == '*') {
+      star_p = ++p;
+      star_t = t;
+      continue;
+    }
     std::size_t next = 0;
-    result =
-        element_matches(pattern, p, text[t], next) && glob_from(pattern, next, text, t + 1, memo);
+    if (p < pe && element_matches(pattern, p, text[t], next)) {
+      p = next;
+      ++t;
+      continue;
+    }
+    if (star_p == kNoStar) {
+      return false;
+    }
+    p = star_p;
+    t = ++star_t;
   }
-  slot = result ? 1 : 0;
-  return result;
+  while (p < pe && pattern[p] == '*') {
+    ++p;
+  }
+  return p == pe;
 }
 
 void add_template(const PodTemplate& t, const std::string& spec_field, std::vector<ImageUse>& out) {
@@ -288,26 +326,43 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
 }
 
 bool glob_match(std::string_view pattern, std::string_view text) {
-  // The memo is pattern x text; both come from the outside (policy file, admitted object), so
-  // bound them instead of allocating whatever a 3 MB request asks for.
   if (pattern.size() > kMaxGlobLength || text.size() > kMaxGlobLength) {
     return false;
   }
-  std::vector<signed char> memo((pattern.size() + 1) * (text.size() + 1), -1);
-  return glob_from(pattern, 0, text, 0, memo);
+  // A text '/' can only be matched by a slash element, in order, so pattern and text are cut
+  // into segments there and matched segment by segment; no allocation.
+  std::size_t p = 0;
+  std::size_t t = 0;
+  while (true) {
+    std::size_t pe = p;
+    while (pe < pattern.size() && !is_slash_element(pattern, pe)) {
+      pe = element_end(pattern, pe);
+    }
+    std::size_t te = text.find('/', t);
+    if (te == std::string_view::npos) {
+      te = text.size();
+    }
+    if (!match_segment(pattern, p, pe, text, t, te)) {
+      return false;
+    }
+    const bool pattern_done = pe == pattern.size();
+    const bool text_done = te == text.size();
+    if (pattern_done || text_done) {
+      return pattern_done && text_done;
+    }
+    p = pe + (pattern[pe] == '\\' ? 2 : 1);
+    t = te + 1;
+  }
 }
 
-bool image_matches(std::string_view pattern, std::string_view image) {
-  if (glob_match(pattern, image)) {
-    return true;
-  }
+ImageSpellings::ImageSpellings(std::string_view image) : image_(image) {
   Result<ImageRef> ref = parse_image_ref(image);
   if (!ref.ok()) {
-    return false;
+    return;
   }
   const ImageRef& r = ref.value();
   if (!r.registry.empty() && r.registry != "docker.io" && r.registry != "index.docker.io") {
-    return false;
+    return;
   }
   std::string rest = r.repository;
   if (!r.tag.empty()) {
@@ -316,7 +371,6 @@ bool image_matches(std::string_view pattern, std::string_view image) {
   if (!r.digest.empty()) {
     rest += "@" + r.digest;
   }
-  std::vector<std::string> spellings;
   const bool official = r.repository.find('/') == std::string::npos;
   const std::string short_rest =
       r.repository.rfind("library/", 0) == 0 && r.repository.find('/', 8) == std::string::npos
@@ -324,16 +378,30 @@ bool image_matches(std::string_view pattern, std::string_view image) {
           : rest;
   const std::string long_rest = official ? "library/" + rest : rest;
   for (const std::string& body : {short_rest, long_rest}) {
-    spellings.push_back(body);
-    spellings.push_back("docker.io/" + body);
-    spellings.push_back("index.docker.io/" + body);
+    for (const char* prefix : {"", "docker.io/", "index.docker.io/"}) {
+      std::string spelling = prefix + body;
+      if (spelling != image_ &&
+          std::find(others_.begin(), others_.end(), spelling) == others_.end()) {
+        others_.push_back(std::move(spelling));
+      }
+    }
   }
-  for (const std::string& s : spellings) {
-    if (s != image && glob_match(pattern, s)) {
+}
+
+bool ImageSpellings::matched_by(std::string_view pattern) const {
+  if (glob_match(pattern, image_)) {
+    return true;
+  }
+  for (const std::string& s : others_) {
+    if (glob_match(pattern, s)) {
       return true;
     }
   }
   return false;
+}
+
+bool image_matches(std::string_view pattern, std::string_view image) {
+  return ImageSpellings(image).matched_by(pattern);
 }
 
 std::vector<ImageUse> images_that_run(const RayJob& job) {

@@ -44,6 +44,20 @@ bool glob_match(std::string_view pattern, std::string_view text);
 // them matches all three (and "ubuntu" == "library/ubuntu" == "docker.io/library/ubuntu").
 bool image_matches(std::string_view pattern, std::string_view image);
 
+// One image with its Docker Hub spellings (as image_matches defines them), computed once so that
+// many policy patterns can be tested against it without re-parsing or building strings.
+// Keeps its own copy of the image.
+class ImageSpellings {
+ public:
+  explicit ImageSpellings(std::string_view image);
+  // Returns image_matches(pattern, image) for the image given to the constructor.
+  bool matched_by(std::string_view pattern) const;
+
+ private:
+  std::string image_;
+  std::vector<std::string> others_;  // other spellings of the same image, none equal to image_
+};
+
 // One image a RayJob will run, with the field that sets it.
 struct ImageUse {
   // "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image",

@@ -25,9 +25,9 @@ std::string join(const std::vector<std::string>& patterns) {
   return out;
 }
 
-bool matches_any(const std::vector<std::string>& patterns, const std::string& image) {
+bool matches_any(const std::vector<std::string>& patterns, const ImageSpellings& image) {
   for (const std::string& p : patterns) {
-    if (image_matches(p, image)) {
+    if (image.matched_by(p)) {
       return true;
     }
   }
@@ -126,24 +126,28 @@ StockVerdict judge_runtime_env(const RuntimeEnv& env, const ImagesConfig& images
 
 void check_image_contract(const RuleContext& ctx, Findings& out) {
   const ImagesConfig& images = ctx.policy.images;
-  const std::string contract =
-      "use an image built under the tenant image contract (" + join(images.allow) + ")";
+  // Messages are built only for images that produce a finding.
+  auto contract = [&images] {
+    return "use an image built under the tenant image contract (" + join(images.allow) + ")";
+  };
   std::optional<StockVerdict> stock;  // computed once: the runtime env is the RayJob's
   for (const ImageUse& use : images_that_run(ctx.job)) {
-    const std::string quoted = "\"" + use.image + "\"";
-    std::string message;
+    const ImageSpellings image(use.image);
     const ImageDenyEntry* denied = nullptr;
     for (const ImageDenyEntry& d : images.deny) {
-      if (image_matches(d.pattern, use.image)) {
+      if (image.matched_by(d.pattern)) {
         denied = &d;
         break;
       }
     }
-    if (denied != nullptr) {
-      message = quoted + " " + denied->reason + "; " + contract;
-    } else if (matches_any(images.allow, use.image)) {
+    if (denied == nullptr && matches_any(images.allow, image)) {
       continue;
-    } else if (matches_any(images.stock_patterns, use.image)) {
+    }
+    const std::string quoted = "\"" + use.image + "\"";
+    std::string message;
+    if (denied != nullptr) {
+      message = quoted + " " + denied->reason + "; " + contract();
+    } else if (matches_any(images.stock_patterns, image)) {
       if (!stock) {
         stock = judge_runtime_env(ctx.job.spec.runtime_env, images);
       }
@@ -152,9 +156,9 @@ void check_image_contract(const RuleContext& ctx, Findings& out) {
       }
       message = quoted +
                 " is a stock Ray image whose botocore may not reach EKS Pod Identity, and " +
-                stock->problem + "; " + (stock->s3 ? contract : "or " + contract);
+                stock->problem + "; " + (stock->s3 ? contract() : "or " + contract());
     } else {
-      message = quoted + " matches no allowed image pattern; " + contract;
+      message = quoted + " matches no allowed image pattern; " + contract();
       if (!images.stock_patterns.empty()) {
         message += ", or a stock Ray image (" + join(images.stock_patterns) +
                    ") with \"boto3>=" + images.boto3_min +
