@@ -6,8 +6,14 @@
 #include <cstdio>
 #include <string>
 
+#include "admission/decode_rayjob.hpp"
+#include "admission/decode_review.hpp"
+#include "admission/encode_review.hpp"
+#include "admission/json_reader.hpp"
 #include "admission/policy_file.hpp"
 #include "admission/review.hpp"
+#include "policy/evaluate.hpp"
+#include "policy/image_ref.hpp"
 
 namespace {
 
@@ -97,6 +103,77 @@ void BM_ReviewLarge(benchmark::State& state) { run_review(state, make_review(60,
 BENCHMARK(BM_ReviewSmall);
 BENCHMARK(BM_ReviewTypical);
 BENCHMARK(BM_ReviewLarge);
+
+// The stages of one typical review, so that a change can be attributed to the stage it speeds up.
+void BM_StageJsonParse(benchmark::State& state) {
+  const std::string body = make_review(3, 30);
+  for (auto _ : state) {
+    auto doc = rjg::admission::json::parse(body, "");
+    benchmark::DoNotOptimize(doc);
+  }
+}
+
+void BM_StageDecode(benchmark::State& state) {
+  const std::string body = make_review(3, 30);
+  for (auto _ : state) {
+    auto d = rjg::admission::decode_review(body);
+    benchmark::DoNotOptimize(d);
+  }
+}
+
+void BM_StageEvaluate(benchmark::State& state) {
+  auto policy = rjg::admission::decode_policy(rjg::admission::default_policy_yaml());
+  auto decoded = rjg::admission::decode_review(make_review(3, 30));
+  if (!policy.ok() || !decoded.ok()) {
+    state.SkipWithError("setup failed");
+    return;
+  }
+  for (auto _ : state) {
+    auto v = rjg::policy::evaluate(decoded.value().request, policy.value().config);
+    benchmark::DoNotOptimize(v);
+  }
+}
+
+void BM_StageEncode(benchmark::State& state) {
+  auto policy = rjg::admission::decode_policy(rjg::admission::default_policy_yaml());
+  auto decoded = rjg::admission::decode_review(make_review(3, 30));
+  if (!policy.ok() || !decoded.ok()) {
+    state.SkipWithError("setup failed");
+    return;
+  }
+  const auto verdict = rjg::policy::evaluate(decoded.value().request, policy.value().config);
+  const rjg::admission::ResponseContext ctx{decoded.value().uid, decoded.value().name,
+                                            policy.value().hash};
+  for (auto _ : state) {
+    auto body = rjg::admission::encode_review(ctx, verdict);
+    benchmark::DoNotOptimize(body);
+  }
+}
+
+void BM_StageRuntimeEnvYaml(benchmark::State& state) {
+  const std::string text =
+      "pip:\n  - requests==2.26.0\n  - boto3>=1.35.0\nenv_vars:\n  counter_name: "
+      "\"test_counter\"\n";
+  for (auto _ : state) {
+    auto env = rjg::admission::parse_runtime_env(text);
+    benchmark::DoNotOptimize(env);
+  }
+}
+
+void BM_StageImageMatch(benchmark::State& state) {
+  for (auto _ : state) {
+    bool m = rjg::policy::image_matches("*.dkr.ecr.*.amazonaws.com/ray-tenant:*", kImage);
+    m = m && !rjg::policy::image_matches("rayproject/ray*", kImage);
+    benchmark::DoNotOptimize(m);
+  }
+}
+
+BENCHMARK(BM_StageJsonParse);
+BENCHMARK(BM_StageDecode);
+BENCHMARK(BM_StageEvaluate);
+BENCHMARK(BM_StageEncode);
+BENCHMARK(BM_StageRuntimeEnvYaml);
+BENCHMARK(BM_StageImageMatch);
 
 }  // namespace
 
