@@ -1,7 +1,11 @@
 // check (see check.hpp).
 #include "admission/check.hpp"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include "admission/decode_rayjob.hpp"
+#include "admission/finding_format.hpp"
 #include "admission/manifest.hpp"
 #include "policy/crd_defaults.hpp"
 #include "policy/evaluate.hpp"
@@ -63,6 +67,71 @@ Result<std::vector<CheckedObject>> check_manifests(std::string_view text,
     out.push_back(std::move(checked));
   }
   return out;
+}
+
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+void put(Writer& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void write_findings(Writer& w, const policy::Findings& list) {
+  w.StartArray();
+  for (const policy::Finding& f : list) {
+    w.StartObject();
+    w.Key("rule");
+    put(w, policy::rule_id_name(f.rule));
+    w.Key("field");
+    put(w, f.field);
+    w.Key("message");
+    put(w, f.message);
+    w.Key("text");
+    put(w, format_finding(f));
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+}  // namespace
+
+std::string encode_check_results(const std::vector<CheckedFile>& files) {
+  rapidjson::StringBuffer buffer;
+  Writer w(buffer);
+  w.StartArray();
+  for (const CheckedFile& r : files) {
+    for (const CheckedObject& o : r.objects) {
+      w.StartObject();
+      w.Key("file");
+      put(w, r.file);
+      w.Key("document");
+      w.Uint64(o.document);
+      w.Key("line");
+      w.Int(o.line);
+      w.Key("apiVersion");
+      put(w, o.api_version);
+      w.Key("kind");
+      put(w, o.kind);
+      w.Key("name");
+      put(w, o.name);
+      w.Key("skipped");
+      w.Bool(!o.is_rayjob);
+      if (o.is_rayjob) {
+        w.Key("namespace");
+        put(w, o.namespace_);
+        w.Key("allowed");
+        w.Bool(o.verdict.allowed);
+        w.Key("denials");
+        write_findings(w, o.verdict.denials);
+        w.Key("warnings");
+        write_findings(w, o.verdict.warnings);
+      }
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 }  // namespace rjg::admission

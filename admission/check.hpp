@@ -39,4 +39,15 @@ Result<std::vector<CheckedObject>> check_manifests(std::string_view text,
                                                    const CheckOptions& options,
                                                    const LoadedPolicy& policy);
 
+// One input file of `check` and what was found in it.
+struct CheckedFile {
+  std::string file;  // as given on the command line ("-" for stdin)
+  std::vector<CheckedObject> objects;
+};
+
+// Returns what `check --output json` prints (without the trailing newline): an array with one
+// object per document: file, document, line, apiVersion, kind, name, skipped, and for RayJobs
+// namespace, allowed, denials[] and warnings[] ({rule, field, message, text}).
+std::string encode_check_results(const std::vector<CheckedFile>& files);
+
 }  // namespace rjg::admission

@@ -1,13 +1,7 @@
 // rayjob-guard check: RayJob manifests (YAML/JSON) judged exactly as the webhook would judge them
 // after `kubectl create`, with the same messages. For tenants before they submit, and for CI.
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,6 +9,7 @@
 #include "admission/finding_format.hpp"
 #include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
+#include "cli/input.hpp"
 
 namespace rjg::cli {
 namespace {
@@ -29,26 +24,7 @@ constexpr const char* kHelp =
     "  -o, --output FMT    text (default) or json (an array of per-object results)\n"
     "Exit status: 0 all allowed, 1 any denied, 2 bad input (unreadable file, YAML error).\n";
 
-std::optional<std::string> read_input(const std::string& path) {
-  std::ostringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-    return text.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return std::nullopt;
-  }
-  text << in.rdbuf();
-  return text.str();
-}
-
-struct FileResult {
-  std::string file;
-  std::vector<admission::CheckedObject> objects;
-};
-
-void print_text(const FileResult& r) {
+void print_text(const admission::CheckedFile& r) {
   for (const admission::CheckedObject& o : r.objects) {
     if (!o.is_rayjob) {
       std::printf("note: %s document %zu: skipping %s %s%s (not a ray.io RayJob)\n", r.file.c_str(),
@@ -71,64 +47,9 @@ void print_text(const FileResult& r) {
   }
 }
 
-void write_findings(rapidjson::Writer<rapidjson::StringBuffer>& w, const policy::Findings& list) {
-  w.StartArray();
-  for (const policy::Finding& f : list) {
-    w.StartObject();
-    w.Key("rule");
-    const std::string_view id = policy::rule_id_name(f.rule);
-    w.String(id.data(), static_cast<rapidjson::SizeType>(id.size()));
-    w.Key("field");
-    w.String(f.field.c_str(), static_cast<rapidjson::SizeType>(f.field.size()));
-    w.Key("message");
-    w.String(f.message.c_str(), static_cast<rapidjson::SizeType>(f.message.size()));
-    w.Key("text");
-    const std::string text = admission::format_finding(f);
-    w.String(text.c_str(), static_cast<rapidjson::SizeType>(text.size()));
-    w.EndObject();
-  }
-  w.EndArray();
-}
-
-void print_json(const std::vector<FileResult>& results) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> w(buffer);
-  auto str = [&w](const std::string& s) {
-    w.String(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
-  };
-  w.StartArray();
-  for (const FileResult& r : results) {
-    for (const admission::CheckedObject& o : r.objects) {
-      w.StartObject();
-      w.Key("file");
-      str(r.file);
-      w.Key("document");
-      w.Uint64(o.document);
-      w.Key("line");
-      w.Int(o.line);
-      w.Key("apiVersion");
-      str(o.api_version);
-      w.Key("kind");
-      str(o.kind);
-      w.Key("name");
-      str(o.name);
-      w.Key("skipped");
-      w.Bool(!o.is_rayjob);
-      if (o.is_rayjob) {
-        w.Key("namespace");
-        str(o.namespace_);
-        w.Key("allowed");
-        w.Bool(o.verdict.allowed);
-        w.Key("denials");
-        write_findings(w, o.verdict.denials);
-        w.Key("warnings");
-        write_findings(w, o.verdict.warnings);
-      }
-      w.EndObject();
-    }
-  }
-  w.EndArray();
-  std::fwrite(buffer.GetString(), 1, buffer.GetSize(), stdout);
+void print_json(const std::vector<admission::CheckedFile>& results) {
+  const std::string body = admission::encode_check_results(results);
+  std::fwrite(body.data(), 1, body.size(), stdout);
   std::fputc('\n', stdout);
 }
 
@@ -203,7 +124,7 @@ int run_check(const Args& args) {
   }
   bool bad_input = false;
   bool denied = false;
-  std::vector<FileResult> results;
+  std::vector<admission::CheckedFile> results;
   for (const std::string& file : files) {
     std::optional<std::string> text = read_input(file);
     if (!text) {
@@ -219,7 +140,7 @@ int run_check(const Args& args) {
       bad_input = true;
       continue;
     }
-    FileResult r{file, std::move(checked).value()};
+    admission::CheckedFile r{file, std::move(checked).value()};
     for (const admission::CheckedObject& o : r.objects) {
       denied = denied || !o.verdict.allowed;
     }

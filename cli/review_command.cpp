@@ -1,16 +1,14 @@
 // rayjob-guard review: one AdmissionReview request (JSON) in, exactly the body `serve` would answer
 // on stdout. For debugging a denial offline and for golden tests.
 #include <cstdio>
-#include <fstream>
-#include <iostream>
 #include <iterator>
 #include <optional>
-#include <sstream>
 #include <string>
 
 #include "admission/policy_file.hpp"
 #include "admission/review.hpp"
 #include "cli/commands.hpp"
+#include "cli/input.hpp"
 
 namespace rjg::cli {
 namespace {
@@ -23,20 +21,6 @@ constexpr const char* kHelp =
     "default`)\n"
     "Exit status: 0 a response was produced (allowed or denied), 2 undecodable input or bad "
     "policy.\n";
-
-std::optional<std::string> read_input(const std::string& path) {
-  std::ostringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-    return text.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return std::nullopt;
-  }
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
