@@ -51,10 +51,24 @@ bool is_hugepages_resource(std::string_view name) {
   return size && *size > Quantity();
 }
 
+// Names the `resources` field of one container; the string is built only for an error.
+struct ResourcesField {
+  std::string_view prefix;     // "spec.rayClusterSpec.autoscalerOptions.resources" or a spec field
+  const char* list = nullptr;  // "containers" / "initContainers", or nullptr when prefix is whole
+  std::size_t index = 0;
+  std::string str() const {
+    std::string out(prefix);
+    if (list != nullptr) {
+      out += std::string(".") + list + "[" + std::to_string(index) + "].resources";
+    }
+    return out;
+  }
+};
+
 // One container's requests and limits after Kubernetes defaulting.
 PodResources container_resources(const std::optional<ResourceList>& requests,
                                  const std::optional<ResourceList>& limits,
-                                 const std::string& resources_field,
+                                 const ResourcesField& resources_field,
                                  std::vector<QuantityError>& errors) {
   PodResources out;
   auto parse_list = [&](const std::optional<ResourceList>& list, const char* which,
@@ -65,7 +79,7 @@ PodResources container_resources(const std::optional<ResourceList>& requests,
     for (const auto& [name, text] : *list) {
       std::optional<Quantity> q = Quantity::parse(text);
       if (!q) {
-        errors.push_back({resources_field + "." + which + "." + name, text});
+        errors.push_back({resources_field.str() + "." + which + "." + name, text});
         continue;
       }
       into[name] = *q;
@@ -125,15 +139,12 @@ void add_template(PodBuilder& pod, const PodTemplate& t, const std::string& spec
                   std::vector<QuantityError>& errors) {
   for (std::size_t i = 0; i < t.containers.size(); ++i) {
     const Container& c = t.containers[i];
-    pod.add_app(container_resources(c.requests, c.limits,
-                                    spec_field + ".containers[" + std::to_string(i) + "].resources",
-                                    errors));
+    pod.add_app(container_resources(c.requests, c.limits, {spec_field, "containers", i}, errors));
   }
   for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
     const Container& c = t.init_containers[i];
-    pod.add_init(container_resources(
-        c.requests, c.limits, spec_field + ".initContainers[" + std::to_string(i) + "].resources",
-        errors));
+    pod.add_init(
+        container_resources(c.requests, c.limits, {spec_field, "initContainers", i}, errors));
   }
 }
 
@@ -150,7 +161,7 @@ PodResources default_submitter_container() {
 PodResources autoscaler_container(const RayClusterSpec& rc, std::vector<QuantityError>& errors) {
   if (rc.autoscaler_options && (rc.autoscaler_options->requests || rc.autoscaler_options->limits)) {
     return container_resources(rc.autoscaler_options->requests, rc.autoscaler_options->limits,
-                               "spec.rayClusterSpec.autoscalerOptions.resources", errors);
+                               {"spec.rayClusterSpec.autoscalerOptions.resources"}, errors);
   }
   PodResources r;
   r.requests = {{"cpu", Quantity::from_millis(500)}, {"memory", Quantity::from_units(512LL << 20)}};
@@ -235,7 +246,8 @@ Quantity PodFootprint::part_amount(const FootprintPart& p, std::string_view key)
 PodFootprint compute_pod_footprint(const RayJob& job) {
   PodFootprint fp;
   const RayJobSpec& spec = job.spec;
-  const std::string mode = spec.submission_mode.value_or("K8sJobMode");
+  const std::string_view mode =
+      spec.submission_mode ? std::string_view(*spec.submission_mode) : "K8sJobMode";
 
   if (spec.ray_cluster_spec) {
     const RayClusterSpec& rc = *spec.ray_cluster_spec;
