@@ -356,6 +356,17 @@ bool glob_match(std::string_view pattern, std::string_view text) {
 }
 
 ImageSpellings::ImageSpellings(std::string_view image) : image_(image) {
+  // Most images name their own registry (ECR, GHCR...) and have no other spelling; the first
+  // component decides that exactly as parse_image_ref does, without parsing the rest.
+  const std::size_t first_slash = image.find('/');
+  if (first_slash != std::string_view::npos) {
+    const std::string_view first = image.substr(0, first_slash);
+    const bool names_registry = first.find('.') != std::string_view::npos ||
+                                first.find(':') != std::string_view::npos || first == "localhost";
+    if (names_registry && first != "docker.io" && first != "index.docker.io") {
+      return;
+    }
+  }
   Result<ImageRef> ref = parse_image_ref(image);
   if (!ref.ok()) {
     return;
