@@ -1,0 +1,47 @@
+// Fuzz target: admission::parse_runtime_env, the runtimeEnvYAML reader on the review path
+// (libyaml events into a compact tree; yaml_events.hpp). Checked for every input:
+// - it returns (never loops or grows without bound; libFuzzer's -timeout and -rss_limit_mb catch
+//   both) and is deterministic;
+// - kAbsent only for blank text; kInvalid and kNotMapping always say why; kMapping never does;
+// - a malformed or absent pip carries no packages, and only a mapping has a pip form;
+// - yaml::check_stream agrees: if the first document fails to parse, the stream does too.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "admission/decode_rayjob.hpp"
+#include "admission/yaml_events.hpp"
+#include "fuzz/fuzz_check.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using rjg::policy::RuntimeEnv;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const RuntimeEnv env = rjg::admission::parse_runtime_env(text);
+  const bool blank = text.find_first_not_of(" \t\r\n") == std::string_view::npos;
+  FUZZ_CHECK((env.parse == RuntimeEnv::Parse::kAbsent) == blank);
+  if (env.parse == RuntimeEnv::Parse::kInvalid || env.parse == RuntimeEnv::Parse::kNotMapping) {
+    FUZZ_CHECK(!env.parse_error.empty());
+  } else {
+    FUZZ_CHECK(env.parse_error.empty());
+  }
+  if (env.pip_form == RuntimeEnv::PipForm::kMalformed ||
+      env.pip_form == RuntimeEnv::PipForm::kNone ||
+      env.pip_form == RuntimeEnv::PipForm::kRequirementsPath) {
+    FUZZ_CHECK(env.pip_packages.empty());
+  }
+  if (env.parse != RuntimeEnv::Parse::kMapping) {
+    FUZZ_CHECK(env.pip_form == RuntimeEnv::PipForm::kNone);
+    FUZZ_CHECK(!env.has_conda && !env.working_dir && env.py_modules.empty());
+  }
+  const RuntimeEnv again = rjg::admission::parse_runtime_env(text);
+  FUZZ_CHECK(again.parse == env.parse && again.parse_error == env.parse_error &&
+             again.pip_form == env.pip_form && again.pip_packages == env.pip_packages &&
+             again.working_dir == env.working_dir && again.py_modules == env.py_modules);
+  if (env.parse == RuntimeEnv::Parse::kInvalid &&
+      env.parse_error.find("YAML nodes") == std::string::npos &&
+      env.parse_error.find("nesting deeper") == std::string::npos &&
+      env.parse_error.find("anchor") == std::string::npos) {
+    FUZZ_CHECK(!rjg::admission::yaml::check_stream(text).ok());
+  }
+  return 0;
+}
