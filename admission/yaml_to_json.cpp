@@ -343,7 +343,7 @@ class Converter {
     std::set<std::string> seen;
     std::vector<YAML::Node> merges;
     for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node& k = it->first;
+      const YAML::Node k = it->first;  // a copy: it->first is a temporary proxy
       if (k.IsScalar() && is_plain(k) && k.Scalar() == "<<") {
         merges.push_back(it->second);
         continue;
