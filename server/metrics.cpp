@@ -9,7 +9,26 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include <array>
+#include <string>
+
 namespace rjg::server {
+namespace {
+
+// The operations of admission.k8s.io/v1; others (never sent by a real apiserver) are counted
+// through Family::Add directly.
+constexpr std::array<const char*, 4> kOperations = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
+
+int operation_index(const std::string& operation) {
+  for (std::size_t i = 0; i < kOperations.size(); ++i) {
+    if (operation == kOperations[i]) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+}  // namespace
 
 Metrics::Metrics(const std::string& version) : registry_(std::make_shared<prometheus::Registry>()) {
   auto& r = *registry_;
@@ -84,22 +103,57 @@ Metrics::Metrics(const std::string& version) : registry_(std::make_shared<promet
 
 Metrics::~Metrics() = default;
 
+prometheus::Counter* Metrics::violation_series(const std::string& rule, bool deny) {
+  std::lock_guard lock(series_mu_);
+  auto& by_rule = violations_by_rule_[deny ? 0 : 1];
+  auto it = by_rule.find(rule);
+  if (it == by_rule.end()) {
+    auto* series = &violations_->Add({{"rule", rule}, {"action", deny ? "deny" : "warn"}});
+    it = by_rule.emplace(rule, series).first;
+  }
+  return it->second;
+}
+
 void Metrics::record_review(const admission::ReviewSummary& summary,
                             std::chrono::nanoseconds latency) {
-  admission_requests_
-      ->Add({{"operation", summary.operation}, {"allowed", summary.allowed ? "true" : "false"}})
-      .Increment();
+  const int op = operation_index(summary.operation);
+  const std::size_t allowed = summary.allowed ? 1 : 0;
+  prometheus::Counter* requests = nullptr;
+  if (op >= 0) {
+    std::lock_guard lock(series_mu_);
+    auto& slot = requests_by_operation_[static_cast<std::size_t>(op)][allowed];
+    if (slot == nullptr) {
+      slot = &admission_requests_->Add(
+          {{"operation", summary.operation}, {"allowed", summary.allowed ? "true" : "false"}});
+    }
+    requests = slot;
+  } else {
+    requests = &admission_requests_->Add(
+        {{"operation", summary.operation}, {"allowed", summary.allowed ? "true" : "false"}});
+  }
+  requests->Increment();
   for (const auto& rule : summary.denied_rules) {
-    violations_->Add({{"rule", rule}, {"action", "deny"}}).Increment();
+    violation_series(rule, true)->Increment();
   }
   for (const auto& rule : summary.warned_rules) {
-    violations_->Add({{"rule", rule}, {"action", "warn"}}).Increment();
+    violation_series(rule, false)->Increment();
   }
   latency_->Observe(std::chrono::duration<double>(latency).count());
 }
 
 void Metrics::record_http(unsigned status) {
-  http_requests_->Add({{"code", std::to_string(status)}}).Increment();
+  if (status < kFirstStatus || status > kLastStatus) {
+    http_requests_->Add({{"code", std::to_string(status)}}).Increment();
+    return;
+  }
+  auto& slot = http_by_status_[status - kFirstStatus];
+  prometheus::Counter* series = slot.load(std::memory_order_acquire);
+  if (series == nullptr) {
+    // Two threads may race here; Family::Add returns the same series to both.
+    series = &http_requests_->Add({{"code", std::to_string(status)}});
+    slot.store(series, std::memory_order_release);
+  }
+  series->Increment();
 }
 void Metrics::in_flight_add(double delta) { in_flight_->Increment(delta); }
 void Metrics::tls_handshake_failed() { handshake_failures_->Increment(); }

@@ -3,9 +3,13 @@
 // All methods are thread-safe. The Metrics object must outlive every session that records into it.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 
 #include "admission/review.hpp"
 
@@ -47,6 +51,11 @@ class Metrics {
   std::string render() const;
 
  private:
+  // Returns the series of `family` for `labels`, creating it on first use. Family::Add builds a
+  // label map, hashes it and takes the family's mutex on every call; the hot paths below look the
+  // series up once and keep the pointer (series are never removed, so pointers stay valid).
+  prometheus::Counter* violation_series(const std::string& rule, bool deny);
+
   std::shared_ptr<prometheus::Registry> registry_;
   prometheus::Family<prometheus::Counter>* admission_requests_;
   prometheus::Family<prometheus::Counter>* violations_;
@@ -59,6 +68,18 @@ class Metrics {
   prometheus::Family<prometheus::Counter>* policy_reloads_;
   prometheus::Family<prometheus::Counter>* certificate_reloads_;
   prometheus::Gauge* certificate_expiry_;
+
+  // Cached series pointers. Only pointers: a series appears in the exposition when Family::Add
+  // creates it, so they are filled on first use and absent series stay absent.
+  // http_requests_total{code} by status 100..599.
+  static constexpr unsigned kFirstStatus = 100;
+  static constexpr unsigned kLastStatus = 599;
+  std::array<std::atomic<prometheus::Counter*>, kLastStatus - kFirstStatus + 1> http_by_status_{};
+  // admission_requests_total{operation,allowed} for the four admission operations, [op][allowed].
+  std::array<std::array<prometheus::Counter*, 2>, 4> requests_by_operation_{};
+  // admission_violations_total{rule,action} by rule id, [0] deny, [1] warn; guarded by series_mu_.
+  std::mutex series_mu_;
+  std::array<std::unordered_map<std::string, prometheus::Counter*>, 2> violations_by_rule_;
 };
 
 }  // namespace rjg::server
