@@ -69,17 +69,6 @@ void append_value(std::string& out, const FieldValue& v, bool json) {
   }
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) {
-      out += ',';
-    }
-    out += item;
-  }
-  return out;
-}
-
 spdlog::level::level_enum to_spdlog(Level level) {
   switch (level) {
     case Level::kDebug:
@@ -92,6 +81,69 @@ spdlog::level::level_enum to_spdlog(Level level) {
       return spdlog::level::err;
   }
   return spdlog::level::info;
+}
+
+// Renders one event line into a buffer reused by the thread (a line per request would otherwise
+// allocate a few times): the message, then each field as `"key":value` (JSON) or `key=value`.
+class LineWriter {
+ public:
+  LineWriter(std::string& line, std::string_view msg, bool json) : line_(line), json_(json) {
+    line_.clear();
+    if (json_) {
+      line_ += "\"msg\":";
+      append_json_string(line_, msg);
+    } else {
+      line_ += msg;
+    }
+  }
+
+  void add(std::string_view key, const FieldValue& value) {
+    if (const auto* s = std::get_if<std::string>(&value)) {
+      add_text(key, *s);
+    } else {
+      open(key);
+      append_value(line_, value, json_);
+    }
+  }
+
+  void add_text(std::string_view key, std::string_view value) {
+    open(key);
+    json_ ? append_json_string(line_, value) : append_text_value(line_, value);
+  }
+
+  // The items joined with ',' as one text value.
+  void add_list(std::string_view key, const std::vector<std::string>& items) {
+    thread_local std::string joined;
+    joined.clear();
+    for (const auto& item : items) {
+      if (!joined.empty()) {
+        joined += ',';
+      }
+      joined += item;
+    }
+    add_text(key, joined);
+  }
+
+ private:
+  void open(std::string_view key) {
+    if (json_) {
+      line_ += ',';
+      append_json_string(line_, key);
+      line_ += ':';
+    } else {
+      line_ += ' ';
+      line_ += key;
+      line_ += '=';
+    }
+  }
+
+  std::string& line_;
+  bool json_;
+};
+
+std::string& line_buffer() {
+  thread_local std::string line;
+  return line;
 }
 
 }  // namespace
@@ -114,45 +166,38 @@ void log_event(Level level, std::string_view msg, std::initializer_list<Field> f
   if (!spdlog::default_logger_raw()->should_log(lvl)) {
     return;
   }
-  const bool json = g_json;
-  std::string line;
-  line.reserve(256);
-  if (json) {
-    line += "\"msg\":";
-    append_json_string(line, msg);
-    for (const auto& f : fields) {
-      line += ',';
-      append_json_string(line, f.key);
-      line += ':';
-      append_value(line, f.value, true);
-    }
-  } else {
-    line += msg;
-    for (const auto& f : fields) {
-      line += ' ';
-      line += f.key;
-      line += '=';
-      append_value(line, f.value, false);
-    }
+  std::string& line = line_buffer();
+  LineWriter writer(line, msg, g_json);
+  for (const auto& f : fields) {
+    writer.add(f.key, f.value);
   }
-  spdlog::default_logger_raw()->log(lvl, "{}", line);
+  // The string_view overload writes the line as is (no format string to interpret).
+  spdlog::default_logger_raw()->log(lvl, spdlog::string_view_t(line.data(), line.size()));
 }
 
 void log_decision(const admission::ReviewSummary& s, std::chrono::nanoseconds latency,
                   unsigned status) {
-  log_event(Level::kInfo, "admission decision",
-            {{"uid", s.uid},
-             {"namespace", s.namespace_},
-             {"name", s.name},
-             {"kind", s.kind},
-             {"operation", s.operation},
-             {"allowed", s.allowed},
-             {"denied", join(s.denied_rules)},
-             {"warned", join(s.warned_rules)},
-             {"latency_ms", std::chrono::duration<double, std::milli>(latency).count()},
-             {"http_status", static_cast<long long>(status)},
-             {"dry_run", s.dry_run},
-             {"username", s.username}});
+  // The same line log_event would write for these fields, without copying each value into a
+  // FieldValue first: this runs once per answered review.
+  constexpr auto lvl = spdlog::level::info;
+  if (!spdlog::default_logger_raw()->should_log(lvl)) {
+    return;
+  }
+  std::string& line = line_buffer();
+  LineWriter w(line, "admission decision", g_json);
+  w.add_text("uid", s.uid);
+  w.add_text("namespace", s.namespace_);
+  w.add_text("name", s.name);
+  w.add_text("kind", s.kind);
+  w.add_text("operation", s.operation);
+  w.add("allowed", s.allowed);
+  w.add_list("denied", s.denied_rules);
+  w.add_list("warned", s.warned_rules);
+  w.add("latency_ms", std::chrono::duration<double, std::milli>(latency).count());
+  w.add("http_status", static_cast<long long>(status));
+  w.add("dry_run", s.dry_run);
+  w.add_text("username", s.username);
+  spdlog::default_logger_raw()->log(lvl, spdlog::string_view_t(line.data(), line.size()));
 }
 
 }  // namespace rjg::server
