@@ -11,25 +11,10 @@ namespace {
 using json::Path;
 using json::Value;
 
-#define RJG_TRY(expr)        \
-  do {                       \
-    Status rjg_st_ = (expr); \
-    if (!rjg_st_.ok()) {     \
-      return rjg_st_;        \
-    }                        \
-  } while (0)
-
-#define RJG_TRY_VALUE(var, expr) \
-  auto var##_result = (expr);    \
-  if (!var##_result.ok()) {      \
-    return var##_result.error(); \
-  }                              \
-  const Value* var = var##_result.value()
-
 // Quantities are int-or-string in the CRD: an integer arrives as a JSON number.
 Status read_resource_list(const Value& obj, const char* key, const Path& path,
                           std::optional<policy::ResourceList>& out) {
-  RJG_TRY_VALUE(list, json::read_object(obj, key, path));
+  RJG_ASSIGN_OR_RETURN(const Value* list, json::read_object(obj, key, path));
   if (list == nullptr) {
     return {};
   }
@@ -54,7 +39,7 @@ Status read_resource_list(const Value& obj, const char* key, const Path& path,
 
 Status decode_containers(const Value& spec, const char* key, const Path& path,
                          std::vector<policy::Container>& out) {
-  RJG_TRY_VALUE(list, json::read_array(spec, key, path));
+  RJG_ASSIGN_OR_RETURN(const Value* list, json::read_array(spec, key, path));
   if (list == nullptr) {
     return {};
   }
@@ -67,13 +52,13 @@ Status decode_containers(const Value& spec, const char* key, const Path& path,
       return json::type_error(cp, "an object", c);
     }
     policy::Container container;
-    RJG_TRY(json::read_string(c, "name", cp, container.name));
-    RJG_TRY(json::read_string(c, "image", cp, container.image));
-    RJG_TRY_VALUE(resources, json::read_object(c, "resources", cp));
+    RJG_RETURN_IF_ERROR(json::read_string(c, "name", cp, container.name));
+    RJG_RETURN_IF_ERROR(json::read_string(c, "image", cp, container.image));
+    RJG_ASSIGN_OR_RETURN(const Value* resources, json::read_object(c, "resources", cp));
     if (resources != nullptr) {
       const Path rp = cp.field("resources");
-      RJG_TRY(read_resource_list(*resources, "requests", rp, container.requests));
-      RJG_TRY(read_resource_list(*resources, "limits", rp, container.limits));
+      RJG_RETURN_IF_ERROR(read_resource_list(*resources, "requests", rp, container.requests));
+      RJG_RETURN_IF_ERROR(read_resource_list(*resources, "limits", rp, container.limits));
     }
     out.push_back(std::move(container));
   }
@@ -81,25 +66,25 @@ Status decode_containers(const Value& spec, const char* key, const Path& path,
 }
 
 Status decode_pod_template(const Value& tmpl, const Path& path, policy::PodTemplate& out) {
-  RJG_TRY_VALUE(spec, json::read_object(tmpl, "spec", path));
+  RJG_ASSIGN_OR_RETURN(const Value* spec, json::read_object(tmpl, "spec", path));
   if (spec == nullptr) {
     return {};
   }
   const Path sp = path.field("spec");
-  RJG_TRY(decode_containers(*spec, "containers", sp, out.containers));
-  RJG_TRY(decode_containers(*spec, "initContainers", sp, out.init_containers));
-  RJG_TRY(json::read_string(*spec, "restartPolicy", sp, out.restart_policy));
+  RJG_RETURN_IF_ERROR(decode_containers(*spec, "containers", sp, out.containers));
+  RJG_RETURN_IF_ERROR(decode_containers(*spec, "initContainers", sp, out.init_containers));
+  RJG_RETURN_IF_ERROR(json::read_string(*spec, "restartPolicy", sp, out.restart_policy));
   return {};
 }
 
 // Reads the parts shared by head and worker groups: template, rayStartParams, resources.
 Status decode_group_common(const Value& group, const Path& path, policy::PodTemplate& pod_template,
                            bool& sets_resources, bool& has_group_resources) {
-  RJG_TRY_VALUE(tmpl, json::read_object(group, "template", path));
+  RJG_ASSIGN_OR_RETURN(const Value* tmpl, json::read_object(group, "template", path));
   if (tmpl != nullptr) {
-    RJG_TRY(decode_pod_template(*tmpl, path.field("template"), pod_template));
+    RJG_RETURN_IF_ERROR(decode_pod_template(*tmpl, path.field("template"), pod_template));
   }
-  RJG_TRY_VALUE(params, json::read_object(group, "rayStartParams", path));
+  RJG_ASSIGN_OR_RETURN(const Value* params, json::read_object(group, "rayStartParams", path));
   if (params != nullptr) {
     for (const char* key : {"num-cpus", "num-gpus", "memory", "resources"}) {
       if (json::member(*params, key) != nullptr) {
@@ -107,19 +92,19 @@ Status decode_group_common(const Value& group, const Path& path, policy::PodTemp
       }
     }
   }
-  RJG_TRY_VALUE(resources, json::read_object(group, "resources", path));
+  RJG_ASSIGN_OR_RETURN(const Value* resources, json::read_object(group, "resources", path));
   has_group_resources = resources != nullptr;
   return {};
 }
 
 Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClusterSpec& out) {
-  RJG_TRY_VALUE(head, json::read_object(spec, "headGroupSpec", path));
+  RJG_ASSIGN_OR_RETURN(const Value* head, json::read_object(spec, "headGroupSpec", path));
   if (head != nullptr) {
-    RJG_TRY(decode_group_common(*head, path.field("headGroupSpec"), out.head.pod_template,
+    RJG_RETURN_IF_ERROR(decode_group_common(*head, path.field("headGroupSpec"), out.head.pod_template,
                                 out.head.ray_start_params_sets_resources,
                                 out.head.has_group_resources));
   }
-  RJG_TRY_VALUE(workers, json::read_array(spec, "workerGroupSpecs", path));
+  RJG_ASSIGN_OR_RETURN(const Value* workers, json::read_array(spec, "workerGroupSpecs", path));
   if (workers != nullptr) {
     const Path wp = path.field("workerGroupSpecs");
     out.worker_groups.reserve(workers->Size());
@@ -130,46 +115,46 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
         return json::type_error(gp, "an object", w);
       }
       policy::WorkerGroup group;
-      RJG_TRY(json::read_string(w, "groupName", gp, group.group_name));
-      RJG_TRY(json::read_int32(w, "replicas", gp, group.replicas));
-      RJG_TRY(json::read_int32(w, "minReplicas", gp, group.min_replicas));
-      RJG_TRY(json::read_int32(w, "maxReplicas", gp, group.max_replicas));
-      RJG_TRY(json::read_int32(w, "numOfHosts", gp, group.num_of_hosts));
-      RJG_TRY(json::read_bool(w, "suspend", gp, group.suspend));
-      RJG_TRY(decode_group_common(w, gp, group.pod_template, group.ray_start_params_sets_resources,
+      RJG_RETURN_IF_ERROR(json::read_string(w, "groupName", gp, group.group_name));
+      RJG_RETURN_IF_ERROR(json::read_int32(w, "replicas", gp, group.replicas));
+      RJG_RETURN_IF_ERROR(json::read_int32(w, "minReplicas", gp, group.min_replicas));
+      RJG_RETURN_IF_ERROR(json::read_int32(w, "maxReplicas", gp, group.max_replicas));
+      RJG_RETURN_IF_ERROR(json::read_int32(w, "numOfHosts", gp, group.num_of_hosts));
+      RJG_RETURN_IF_ERROR(json::read_bool(w, "suspend", gp, group.suspend));
+      RJG_RETURN_IF_ERROR(decode_group_common(w, gp, group.pod_template, group.ray_start_params_sets_resources,
                                   group.has_group_resources));
       out.worker_groups.push_back(std::move(group));
     }
   }
-  RJG_TRY(json::read_bool(spec, "enableInTreeAutoscaling", path, out.enable_in_tree_autoscaling));
-  RJG_TRY_VALUE(autoscaler, json::read_object(spec, "autoscalerOptions", path));
+  RJG_RETURN_IF_ERROR(json::read_bool(spec, "enableInTreeAutoscaling", path, out.enable_in_tree_autoscaling));
+  RJG_ASSIGN_OR_RETURN(const Value* autoscaler, json::read_object(spec, "autoscalerOptions", path));
   if (autoscaler != nullptr) {
     const Path ap = path.field("autoscalerOptions");
     policy::AutoscalerOptions options;
-    RJG_TRY(json::read_string(*autoscaler, "image", ap, options.image));
-    RJG_TRY(json::read_string(*autoscaler, "version", ap, options.version));
-    RJG_TRY_VALUE(resources, json::read_object(*autoscaler, "resources", ap));
+    RJG_RETURN_IF_ERROR(json::read_string(*autoscaler, "image", ap, options.image));
+    RJG_RETURN_IF_ERROR(json::read_string(*autoscaler, "version", ap, options.version));
+    RJG_ASSIGN_OR_RETURN(const Value* resources, json::read_object(*autoscaler, "resources", ap));
     if (resources != nullptr) {
       const Path rp = ap.field("resources");
-      RJG_TRY(read_resource_list(*resources, "requests", rp, options.requests));
-      RJG_TRY(read_resource_list(*resources, "limits", rp, options.limits));
+      RJG_RETURN_IF_ERROR(read_resource_list(*resources, "requests", rp, options.requests));
+      RJG_RETURN_IF_ERROR(read_resource_list(*resources, "limits", rp, options.limits));
     }
     out.autoscaler_options = std::move(options);
   }
-  RJG_TRY(json::read_string(spec, "rayVersion", path, out.ray_version));
-  RJG_TRY_VALUE(auth, json::read_object(spec, "authOptions", path));
+  RJG_RETURN_IF_ERROR(json::read_string(spec, "rayVersion", path, out.ray_version));
+  RJG_ASSIGN_OR_RETURN(const Value* auth, json::read_object(spec, "authOptions", path));
   if (auth != nullptr) {
     const Path ap = path.field("authOptions");
-    RJG_TRY(json::read_string(*auth, "mode", ap, out.auth_mode));
-    RJG_TRY(json::read_bool(*auth, "enableK8sTokenAuth", ap, out.enable_k8s_token_auth));
+    RJG_RETURN_IF_ERROR(json::read_string(*auth, "mode", ap, out.auth_mode));
+    RJG_RETURN_IF_ERROR(json::read_bool(*auth, "enableK8sTokenAuth", ap, out.enable_k8s_token_auth));
   }
-  RJG_TRY(json::read_string(spec, "managedBy", path, out.managed_by));
+  RJG_RETURN_IF_ERROR(json::read_string(spec, "managedBy", path, out.managed_by));
   return {};
 }
 
 Status read_policy_holder(const Value& obj, const char* key, const Path& path, bool& has,
                           std::optional<std::string>& policy) {
-  RJG_TRY_VALUE(holder, json::read_object(obj, key, path));
+  RJG_ASSIGN_OR_RETURN(const Value* holder, json::read_object(obj, key, path));
   if (holder == nullptr) {
     return {};
   }
@@ -178,9 +163,9 @@ Status read_policy_holder(const Value& obj, const char* key, const Path& path, b
 }
 
 Status decode_deletion_strategy(const Value& ds, const Path& path, policy::DeletionStrategy& out) {
-  RJG_TRY(read_policy_holder(ds, "onSuccess", path, out.has_on_success, out.on_success_policy));
-  RJG_TRY(read_policy_holder(ds, "onFailure", path, out.has_on_failure, out.on_failure_policy));
-  RJG_TRY_VALUE(rules, json::read_array(ds, "deletionRules", path));
+  RJG_RETURN_IF_ERROR(read_policy_holder(ds, "onSuccess", path, out.has_on_success, out.on_success_policy));
+  RJG_RETURN_IF_ERROR(read_policy_holder(ds, "onFailure", path, out.has_on_failure, out.on_failure_policy));
+  RJG_ASSIGN_OR_RETURN(const Value* rules, json::read_array(ds, "deletionRules", path));
   if (rules == nullptr) {
     return {};
   }
@@ -194,14 +179,14 @@ Status decode_deletion_strategy(const Value& ds, const Path& path, policy::Delet
       return json::type_error(ip, "an object", r);
     }
     policy::DeletionRule rule;
-    RJG_TRY(json::read_string(r, "policy", ip, rule.policy));
-    RJG_TRY_VALUE(condition, json::read_object(r, "condition", ip));
+    RJG_RETURN_IF_ERROR(json::read_string(r, "policy", ip, rule.policy));
+    RJG_ASSIGN_OR_RETURN(const Value* condition, json::read_object(r, "condition", ip));
     if (condition != nullptr) {
       const Path cp = ip.field("condition");
       rule.has_condition = true;
-      RJG_TRY(json::read_string(*condition, "jobStatus", cp, rule.job_status));
-      RJG_TRY(json::read_string(*condition, "jobDeploymentStatus", cp, rule.job_deployment_status));
-      RJG_TRY(json::read_int32(*condition, "ttlSeconds", cp, rule.ttl_seconds));
+      RJG_RETURN_IF_ERROR(json::read_string(*condition, "jobStatus", cp, rule.job_status));
+      RJG_RETURN_IF_ERROR(json::read_string(*condition, "jobDeploymentStatus", cp, rule.job_deployment_status));
+      RJG_RETURN_IF_ERROR(json::read_int32(*condition, "ttlSeconds", cp, rule.ttl_seconds));
     }
     list.push_back(std::move(rule));
   }
@@ -210,65 +195,65 @@ Status decode_deletion_strategy(const Value& ds, const Path& path, policy::Delet
 }
 
 Status decode_metadata(const Value& meta, const Path& path, policy::ObjectMeta& out) {
-  RJG_TRY(json::read_string(meta, "name", path, out.name));
-  RJG_TRY(json::read_string(meta, "generateName", path, out.generate_name));
-  RJG_TRY(json::read_string(meta, "namespace", path, out.namespace_));
+  RJG_RETURN_IF_ERROR(json::read_string(meta, "name", path, out.name));
+  RJG_RETURN_IF_ERROR(json::read_string(meta, "generateName", path, out.generate_name));
+  RJG_RETURN_IF_ERROR(json::read_string(meta, "namespace", path, out.namespace_));
   std::optional<std::map<std::string, std::string>> labels;
-  RJG_TRY(json::read_string_map(meta, "labels", path, labels));
+  RJG_RETURN_IF_ERROR(json::read_string_map(meta, "labels", path, labels));
   if (labels) {
     out.labels = std::move(*labels);
   }
   std::optional<std::map<std::string, std::string>> annotations;
-  RJG_TRY(json::read_string_map(meta, "annotations", path, annotations));
+  RJG_RETURN_IF_ERROR(json::read_string_map(meta, "annotations", path, annotations));
   if (annotations) {
     out.annotations = std::move(*annotations);
   }
-  RJG_TRY(json::read_string_list(meta, "finalizers", path, out.finalizers));
+  RJG_RETURN_IF_ERROR(json::read_string_list(meta, "finalizers", path, out.finalizers));
   return {};
 }
 
 Status decode_spec(const Value& spec, const Path& path, policy::RayJobSpec& out) {
-  RJG_TRY(json::read_string(spec, "entrypoint", path, out.entrypoint));
-  RJG_TRY(json::read_string(spec, "runtimeEnvYAML", path, out.runtime_env_yaml));
+  RJG_RETURN_IF_ERROR(json::read_string(spec, "entrypoint", path, out.entrypoint));
+  RJG_RETURN_IF_ERROR(json::read_string(spec, "runtimeEnvYAML", path, out.runtime_env_yaml));
   if (out.runtime_env_yaml) {
     out.runtime_env = parse_runtime_env(*out.runtime_env_yaml);
   }
-  RJG_TRY(json::read_bool(spec, "shutdownAfterJobFinishes", path, out.shutdown_after_job_finishes));
-  RJG_TRY(json::read_int32(spec, "ttlSecondsAfterFinished", path, out.ttl_seconds_after_finished));
-  RJG_TRY(json::read_int32(spec, "activeDeadlineSeconds", path, out.active_deadline_seconds));
-  RJG_TRY(
+  RJG_RETURN_IF_ERROR(json::read_bool(spec, "shutdownAfterJobFinishes", path, out.shutdown_after_job_finishes));
+  RJG_RETURN_IF_ERROR(json::read_int32(spec, "ttlSecondsAfterFinished", path, out.ttl_seconds_after_finished));
+  RJG_RETURN_IF_ERROR(json::read_int32(spec, "activeDeadlineSeconds", path, out.active_deadline_seconds));
+  RJG_RETURN_IF_ERROR(
       json::read_int32(spec, "preRunningDeadlineSeconds", path, out.pre_running_deadline_seconds));
-  RJG_TRY(json::read_int32(spec, "backoffLimit", path, out.backoff_limit));
-  RJG_TRY(json::read_bool(spec, "suspend", path, out.suspend));
-  RJG_TRY(json::read_string(spec, "submissionMode", path, out.submission_mode));
-  RJG_TRY_VALUE(submitter, json::read_object(spec, "submitterPodTemplate", path));
+  RJG_RETURN_IF_ERROR(json::read_int32(spec, "backoffLimit", path, out.backoff_limit));
+  RJG_RETURN_IF_ERROR(json::read_bool(spec, "suspend", path, out.suspend));
+  RJG_RETURN_IF_ERROR(json::read_string(spec, "submissionMode", path, out.submission_mode));
+  RJG_ASSIGN_OR_RETURN(const Value* submitter, json::read_object(spec, "submitterPodTemplate", path));
   if (submitter != nullptr) {
     policy::PodTemplate tmpl;
-    RJG_TRY(decode_pod_template(*submitter, path.field("submitterPodTemplate"), tmpl));
+    RJG_RETURN_IF_ERROR(decode_pod_template(*submitter, path.field("submitterPodTemplate"), tmpl));
     out.submitter_pod_template = std::move(tmpl);
   }
-  RJG_TRY_VALUE(submitter_config, json::read_object(spec, "submitterConfig", path));
+  RJG_ASSIGN_OR_RETURN(const Value* submitter_config, json::read_object(spec, "submitterConfig", path));
   if (submitter_config != nullptr) {
     out.has_submitter_config = true;
-    RJG_TRY(json::read_int32(*submitter_config, "backoffLimit", path.field("submitterConfig"),
+    RJG_RETURN_IF_ERROR(json::read_int32(*submitter_config, "backoffLimit", path.field("submitterConfig"),
                              out.submitter_backoff_limit));
   }
-  RJG_TRY(json::read_string_map(spec, "clusterSelector", path, out.cluster_selector));
-  RJG_TRY_VALUE(cluster, json::read_object(spec, "rayClusterSpec", path));
+  RJG_RETURN_IF_ERROR(json::read_string_map(spec, "clusterSelector", path, out.cluster_selector));
+  RJG_ASSIGN_OR_RETURN(const Value* cluster, json::read_object(spec, "rayClusterSpec", path));
   if (cluster != nullptr) {
     policy::RayClusterSpec cs;
-    RJG_TRY(decode_cluster_spec(*cluster, path.field("rayClusterSpec"), cs));
+    RJG_RETURN_IF_ERROR(decode_cluster_spec(*cluster, path.field("rayClusterSpec"), cs));
     out.ray_cluster_spec = std::move(cs);
   }
-  RJG_TRY(json::read_string(spec, "managedBy", path, out.managed_by));
-  RJG_TRY(json::read_string(spec, "deletionPolicy", path, out.deletion_policy));
-  RJG_TRY_VALUE(strategy, json::read_object(spec, "deletionStrategy", path));
+  RJG_RETURN_IF_ERROR(json::read_string(spec, "managedBy", path, out.managed_by));
+  RJG_RETURN_IF_ERROR(json::read_string(spec, "deletionPolicy", path, out.deletion_policy));
+  RJG_ASSIGN_OR_RETURN(const Value* strategy, json::read_object(spec, "deletionStrategy", path));
   if (strategy != nullptr) {
     policy::DeletionStrategy ds;
-    RJG_TRY(decode_deletion_strategy(*strategy, path.field("deletionStrategy"), ds));
+    RJG_RETURN_IF_ERROR(decode_deletion_strategy(*strategy, path.field("deletionStrategy"), ds));
     out.deletion_strategy = std::move(ds);
   }
-  RJG_TRY(json::read_string(spec, "jobId", path, out.job_id));
+  RJG_RETURN_IF_ERROR(json::read_string(spec, "jobId", path, out.job_id));
   return {};
 }
 

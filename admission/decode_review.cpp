@@ -108,15 +108,7 @@ Result<DecodedReview> decode_review(std::string_view body) {
     return invalid_argument("request.uid: must not be empty");
   }
 
-#define RJG_TRY_ST(expr) \
-  do {                   \
-    Status s_ = (expr);  \
-    if (!s_.ok()) {      \
-      return s_.error(); \
-    }                    \
-  } while (0)
-
-  RJG_TRY_ST(json::read_string(req, "operation", rp, out.operation));
+  RJG_RETURN_IF_ERROR(json::read_string(req, "operation", rp, out.operation));
   const std::optional<policy::Operation> op = parse_operation(out.operation);
   if (!op) {
     return invalid_argument(
@@ -124,10 +116,10 @@ Result<DecodedReview> decode_review(std::string_view body) {
         "\"");
   }
   out.request.operation = *op;
-  RJG_TRY_ST(json::read_string(req, "namespace", rp, out.namespace_));
+  RJG_RETURN_IF_ERROR(json::read_string(req, "namespace", rp, out.namespace_));
   out.request.namespace_ = out.namespace_;
   std::optional<bool> dry_run;
-  RJG_TRY_ST(json::read_bool(req, "dryRun", rp, dry_run));
+  RJG_RETURN_IF_ERROR(json::read_bool(req, "dryRun", rp, dry_run));
   out.dry_run = dry_run.value_or(false);
 
   auto user_r = json::read_object(req, "userInfo", rp);
@@ -135,7 +127,7 @@ Result<DecodedReview> decode_review(std::string_view body) {
     return user_r.error();
   }
   if (user_r.value() != nullptr) {
-    RJG_TRY_ST(json::read_string(*user_r.value(), "username", rp.field("userInfo"), out.username));
+    RJG_RETURN_IF_ERROR(json::read_string(*user_r.value(), "username", rp.field("userInfo"), out.username));
   }
 
   auto kind_r = json::read_object(req, "kind", rp);
@@ -147,14 +139,14 @@ Result<DecodedReview> decode_review(std::string_view body) {
   }
   std::string group;
   const Path kp = rp.field("kind");
-  RJG_TRY_ST(json::read_string(*kind_r.value(), "group", kp, group));
-  RJG_TRY_ST(json::read_string(*kind_r.value(), "kind", kp, out.kind));
+  RJG_RETURN_IF_ERROR(json::read_string(*kind_r.value(), "group", kp, group));
+  RJG_RETURN_IF_ERROR(json::read_string(*kind_r.value(), "kind", kp, out.kind));
   std::string sub_resource;
-  RJG_TRY_ST(json::read_string(req, "subResource", rp, sub_resource));
+  RJG_RETURN_IF_ERROR(json::read_string(req, "subResource", rp, sub_resource));
   out.request.is_rayjob = group == "ray.io" && out.kind == "RayJob" && sub_resource.empty();
 
   std::string request_name;
-  RJG_TRY_ST(json::read_string(req, "name", rp, request_name));
+  RJG_RETURN_IF_ERROR(json::read_string(req, "name", rp, request_name));
 
   // `object`/`oldObject` may be JSON null; member() maps null to nullptr.
   const Value* object = json::member(req, "object");
@@ -190,12 +182,11 @@ Result<DecodedReview> decode_review(std::string_view body) {
     if (old_object != nullptr && !old_object->IsObject()) {
       return json::type_error(oldp, "an object", *old_object);
     }
-    RJG_TRY_ST(object_name(object, op_path, out.name));
+    RJG_RETURN_IF_ERROR(object_name(object, op_path, out.name));
     if (out.name.empty()) {
-      RJG_TRY_ST(object_name(old_object, oldp, out.name));
+      RJG_RETURN_IF_ERROR(object_name(old_object, oldp, out.name));
     }
   }
-#undef RJG_TRY_ST
   if (out.name.empty()) {
     out.name = request_name;
   }

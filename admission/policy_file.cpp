@@ -27,14 +27,6 @@ using json::Value;
 using policy::LifecycleMode;
 using policy::RuleAction;
 
-#define RJG_TRY(expr)        \
-  do {                       \
-    Status rjg_st_ = (expr); \
-    if (!rjg_st_.ok()) {     \
-      return rjg_st_;        \
-    }                        \
-  } while (0)
-
 Error at(const Path& path, const std::string& what) {
   return invalid_argument(path.str() + ": " + what);
 }
@@ -73,7 +65,7 @@ Status object_member(const Value& obj, const char* key, const Path& path, const 
 Status read_seconds(const Value& obj, const char* key, const Path& path, long long& out,
                     long long min) {
   std::optional<std::int64_t> v;
-  RJG_TRY(json::read_int64(obj, key, path, v));
+  RJG_RETURN_IF_ERROR(json::read_int64(obj, key, path, v));
   if (!v) {
     return {};
   }
@@ -87,7 +79,7 @@ Status read_seconds(const Value& obj, const char* key, const Path& path, long lo
 
 Status read_patterns(const Value& obj, const char* key, const Path& path,
                      std::vector<std::string>& out) {
-  RJG_TRY(json::read_string_list(obj, key, path, out));
+  RJG_RETURN_IF_ERROR(json::read_string_list(obj, key, path, out));
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i].empty()) {
       return at(path.field(key).index(i), "an image pattern must not be empty");
@@ -98,7 +90,7 @@ Status read_patterns(const Value& obj, const char* key, const Path& path,
 
 Status read_min_version(const Value& obj, const char* key, const Path& path, std::string& out) {
   std::optional<std::string> v;
-  RJG_TRY(json::read_string(obj, key, path, v));
+  RJG_RETURN_IF_ERROR(json::read_string(obj, key, path, v));
   if (!v) {
     return {};
   }
@@ -115,7 +107,7 @@ Status read_min_version(const Value& obj, const char* key, const Path& path, std
 
 Status decode_kuberay(const Value& k, const Path& path, policy::KubeRayConfig& out,
                       std::optional<bool>& gate) {
-  RJG_TRY(only_keys(k, path, {"version", "featureGates"}));
+  RJG_RETURN_IF_ERROR(only_keys(k, path, {"version", "featureGates"}));
   if (const Value* v = json::member(k, "version")) {
     if (!v->IsString()) {
       return json::type_error(path.field("version"), "a quoted string like \"1.6\"", *v);
@@ -146,21 +138,21 @@ Status decode_kuberay(const Value& k, const Path& path, policy::KubeRayConfig& o
     out.version = policy::KubeRayVersion{major, minor};
   }
   const Value* gates = nullptr;
-  RJG_TRY(object_member(k, "featureGates", path, gates));
+  RJG_RETURN_IF_ERROR(object_member(k, "featureGates", path, gates));
   if (gates != nullptr) {
     const Path gp = path.field("featureGates");
-    RJG_TRY(only_keys(*gates, gp, {"RayJobDeletionPolicy"}));
-    RJG_TRY(json::read_bool(*gates, "RayJobDeletionPolicy", gp, gate));
+    RJG_RETURN_IF_ERROR(only_keys(*gates, gp, {"RayJobDeletionPolicy"}));
+    RJG_RETURN_IF_ERROR(json::read_bool(*gates, "RayJobDeletionPolicy", gp, gate));
   }
   return {};
 }
 
 Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfig& out) {
-  RJG_TRY(only_keys(l, path,
+  RJG_RETURN_IF_ERROR(only_keys(l, path,
                     {"mode", "maxSucceededTTLSeconds", "minFailedTTLSeconds", "maxFailedTTLSeconds",
                      "maxActiveDeadlineSeconds", "maxBackoffLimit", "allowClusterSelector"}));
   std::optional<std::string> mode;
-  RJG_TRY(json::read_string(l, "mode", path, mode));
+  RJG_RETURN_IF_ERROR(json::read_string(l, "mode", path, mode));
   if (mode) {
     if (*mode == "deletionRules") {
       out.mode = LifecycleMode::kDeletionRules;
@@ -176,12 +168,12 @@ Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfi
                     *mode + "\"");
     }
   }
-  RJG_TRY(read_seconds(l, "maxSucceededTTLSeconds", path, out.max_succeeded_ttl_seconds, 0));
-  RJG_TRY(read_seconds(l, "minFailedTTLSeconds", path, out.min_failed_ttl_seconds, 0));
-  RJG_TRY(read_seconds(l, "maxFailedTTLSeconds", path, out.max_failed_ttl_seconds, 0));
-  RJG_TRY(read_seconds(l, "maxActiveDeadlineSeconds", path, out.max_active_deadline_seconds, 1));
-  RJG_TRY(read_seconds(l, "maxBackoffLimit", path, out.max_backoff_limit, 0));
-  RJG_TRY(json::read_bool(l, "allowClusterSelector", path, out.allow_cluster_selector));
+  RJG_RETURN_IF_ERROR(read_seconds(l, "maxSucceededTTLSeconds", path, out.max_succeeded_ttl_seconds, 0));
+  RJG_RETURN_IF_ERROR(read_seconds(l, "minFailedTTLSeconds", path, out.min_failed_ttl_seconds, 0));
+  RJG_RETURN_IF_ERROR(read_seconds(l, "maxFailedTTLSeconds", path, out.max_failed_ttl_seconds, 0));
+  RJG_RETURN_IF_ERROR(read_seconds(l, "maxActiveDeadlineSeconds", path, out.max_active_deadline_seconds, 1));
+  RJG_RETURN_IF_ERROR(read_seconds(l, "maxBackoffLimit", path, out.max_backoff_limit, 0));
+  RJG_RETURN_IF_ERROR(json::read_bool(l, "allowClusterSelector", path, out.allow_cluster_selector));
   if (out.min_failed_ttl_seconds <= out.max_succeeded_ttl_seconds) {
     return at(path.field("minFailedTTLSeconds"),
               "must be greater than lifecycle.maxSucceededTTLSeconds (" +
@@ -199,16 +191,16 @@ Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfi
 }
 
 Status decode_images(const Value& i, const Path& path, policy::ImagesConfig& out) {
-  RJG_TRY(only_keys(i, path, {"allow", "stock", "deny", "requireDigest"}));
-  RJG_TRY(read_patterns(i, "allow", path, out.allow));
+  RJG_RETURN_IF_ERROR(only_keys(i, path, {"allow", "stock", "deny", "requireDigest"}));
+  RJG_RETURN_IF_ERROR(read_patterns(i, "allow", path, out.allow));
   const Value* stock = nullptr;
-  RJG_TRY(object_member(i, "stock", path, stock));
+  RJG_RETURN_IF_ERROR(object_member(i, "stock", path, stock));
   if (stock != nullptr) {
     const Path sp = path.field("stock");
-    RJG_TRY(only_keys(*stock, sp, {"patterns", "botocoreMin", "boto3Min"}));
-    RJG_TRY(read_patterns(*stock, "patterns", sp, out.stock_patterns));
-    RJG_TRY(read_min_version(*stock, "botocoreMin", sp, out.botocore_min));
-    RJG_TRY(read_min_version(*stock, "boto3Min", sp, out.boto3_min));
+    RJG_RETURN_IF_ERROR(only_keys(*stock, sp, {"patterns", "botocoreMin", "boto3Min"}));
+    RJG_RETURN_IF_ERROR(read_patterns(*stock, "patterns", sp, out.stock_patterns));
+    RJG_RETURN_IF_ERROR(read_min_version(*stock, "botocoreMin", sp, out.botocore_min));
+    RJG_RETURN_IF_ERROR(read_min_version(*stock, "boto3Min", sp, out.boto3_min));
   }
   auto deny = json::read_array(i, "deny", path);
   if (!deny.ok()) {
@@ -223,10 +215,10 @@ Status decode_images(const Value& i, const Path& path, policy::ImagesConfig& out
       if (!e.IsObject()) {
         return json::type_error(ep, "an object with pattern and reason", e);
       }
-      RJG_TRY(only_keys(e, ep, {"pattern", "reason"}));
+      RJG_RETURN_IF_ERROR(only_keys(e, ep, {"pattern", "reason"}));
       policy::ImageDenyEntry entry;
-      RJG_TRY(json::read_string(e, "pattern", ep, entry.pattern));
-      RJG_TRY(json::read_string(e, "reason", ep, entry.reason));
+      RJG_RETURN_IF_ERROR(json::read_string(e, "pattern", ep, entry.pattern));
+      RJG_RETURN_IF_ERROR(json::read_string(e, "reason", ep, entry.reason));
       if (entry.pattern.empty()) {
         return at(ep.field("pattern"), "required, a non-empty image pattern");
       }
@@ -236,7 +228,7 @@ Status decode_images(const Value& i, const Path& path, policy::ImagesConfig& out
       out.deny.push_back(std::move(entry));
     }
   }
-  RJG_TRY(json::read_bool(i, "requireDigest", path, out.require_digest));
+  RJG_RETURN_IF_ERROR(json::read_bool(i, "requireDigest", path, out.require_digest));
   return {};
 }
 
@@ -272,9 +264,9 @@ Status decode_limits(const Value& obj, const Path& path, policy::QuotaLimits& ou
 }
 
 Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) {
-  RJG_TRY(only_keys(q, path, {"unknownNamespace", "default", "namespaces"}));
+  RJG_RETURN_IF_ERROR(only_keys(q, path, {"unknownNamespace", "default", "namespaces"}));
   std::optional<std::string> unknown;
-  RJG_TRY(json::read_string(q, "unknownNamespace", path, unknown));
+  RJG_RETURN_IF_ERROR(json::read_string(q, "unknownNamespace", path, unknown));
   if (unknown) {
     if (*unknown == "deny") {
       out.unknown_namespace = policy::QuotaConfig::UnknownNamespace::kDeny;
@@ -286,12 +278,12 @@ Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) 
     }
   }
   const Value* def = nullptr;
-  RJG_TRY(object_member(q, "default", path, def));
+  RJG_RETURN_IF_ERROR(object_member(q, "default", path, def));
   if (def != nullptr) {
-    RJG_TRY(decode_limits(*def, path.field("default"), out.default_limits));
+    RJG_RETURN_IF_ERROR(decode_limits(*def, path.field("default"), out.default_limits));
   }
   const Value* namespaces = nullptr;
-  RJG_TRY(object_member(q, "namespaces", path, namespaces));
+  RJG_RETURN_IF_ERROR(object_member(q, "namespaces", path, namespaces));
   if (namespaces != nullptr) {
     const Path np = path.field("namespaces");
     for (auto it = namespaces->MemberBegin(); it != namespaces->MemberEnd(); ++it) {
@@ -300,7 +292,7 @@ Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) 
         return json::type_error(nsp, "a mapping of quota keys to quantities", it->value);
       }
       policy::QuotaLimits limits;
-      RJG_TRY(decode_limits(it->value, nsp, limits));
+      RJG_RETURN_IF_ERROR(decode_limits(it->value, nsp, limits));
       out.namespaces[it->name.GetString()] = std::move(limits);
     }
   }
@@ -385,12 +377,12 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
   if (!root.IsObject()) {
     return json::type_error(path, "a mapping (the policy document)", root);
   }
-  RJG_TRY(only_keys(root, path,
+  RJG_RETURN_IF_ERROR(only_keys(root, path,
                     {"apiVersion", "kind", "kuberay", "lifecycle", "images", "quota", "rules"}));
   std::string api_version;
   std::string kind;
-  RJG_TRY(json::read_string(root, "apiVersion", path, api_version));
-  RJG_TRY(json::read_string(root, "kind", path, kind));
+  RJG_RETURN_IF_ERROR(json::read_string(root, "apiVersion", path, api_version));
+  RJG_RETURN_IF_ERROR(json::read_string(root, "kind", path, kind));
   if (api_version != "rayjob-guard.io/v1") {
     return invalid_argument("apiVersion: expected rayjob-guard.io/v1, got \"" + api_version + "\"");
   }
@@ -399,9 +391,9 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
   }
   const Value* section = nullptr;
   std::optional<bool> gate;
-  RJG_TRY(object_member(root, "kuberay", path, section));
+  RJG_RETURN_IF_ERROR(object_member(root, "kuberay", path, section));
   if (section != nullptr) {
-    RJG_TRY(decode_kuberay(*section, path.field("kuberay"), out.kuberay, gate));
+    RJG_RETURN_IF_ERROR(decode_kuberay(*section, path.field("kuberay"), out.kuberay, gate));
   }
   const policy::KubeRayVersion v = out.kuberay.version;
   if (gate && v < policy::KubeRayVersion{1, 3}) {
@@ -411,21 +403,21 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
         version_text(v) + ")");
   }
   out.kuberay.ray_job_deletion_policy_gate = gate.value_or(v >= policy::KubeRayVersion{1, 6});
-  RJG_TRY(object_member(root, "lifecycle", path, section));
+  RJG_RETURN_IF_ERROR(object_member(root, "lifecycle", path, section));
   if (section != nullptr) {
-    RJG_TRY(decode_lifecycle(*section, path.field("lifecycle"), out.lifecycle));
+    RJG_RETURN_IF_ERROR(decode_lifecycle(*section, path.field("lifecycle"), out.lifecycle));
   }
-  RJG_TRY(object_member(root, "images", path, section));
+  RJG_RETURN_IF_ERROR(object_member(root, "images", path, section));
   if (section != nullptr) {
-    RJG_TRY(decode_images(*section, path.field("images"), out.images));
+    RJG_RETURN_IF_ERROR(decode_images(*section, path.field("images"), out.images));
   }
-  RJG_TRY(object_member(root, "quota", path, section));
+  RJG_RETURN_IF_ERROR(object_member(root, "quota", path, section));
   if (section != nullptr) {
-    RJG_TRY(decode_quota(*section, path.field("quota"), out.quota));
+    RJG_RETURN_IF_ERROR(decode_quota(*section, path.field("quota"), out.quota));
   }
-  RJG_TRY(object_member(root, "rules", path, section));
+  RJG_RETURN_IF_ERROR(object_member(root, "rules", path, section));
   if (section != nullptr) {
-    RJG_TRY(decode_rules(*section, path.field("rules"), out));
+    RJG_RETURN_IF_ERROR(decode_rules(*section, path.field("rules"), out));
   }
   return check_mode_against_version(out);
 }

@@ -38,8 +38,8 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}                // NOLINT: implicit by design
-  Result(Error error) : v_(std::move(error)) {}            // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
+  Result(Error error) : v_(std::move(error)) {}  // NOLINT: implicit by design
 
   bool ok() const { return v_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -84,6 +84,30 @@ class [[nodiscard]] Status {
   Error error_;
   bool ok_ = true;
 };
+
+// Returns the error of `expr` (a Status or a Result<T>) from the enclosing function, which
+// returns Status or Result<U>, when it is not ok. Keeps linear code linear, as Abseil's
+// ABSL_RETURN_IF_ERROR does.
+#define RJG_RETURN_IF_ERROR(expr)     \
+  do {                                \
+    const auto& rjg_status_ = (expr); \
+    if (!rjg_status_.ok()) {          \
+      return rjg_status_.error();     \
+    }                                 \
+  } while (0)
+
+// `lhs = value of expr` when the Result `expr` is ok, else returns its error from the enclosing
+// function. `lhs` may declare a variable: RJG_ASSIGN_OR_RETURN(const Value* v, read(...));
+#define RJG_ASSIGN_OR_RETURN(lhs, expr) \
+  RJG_ASSIGN_OR_RETURN_IMPL_(RJG_CONCAT_(rjg_result_, __LINE__), lhs, expr)
+#define RJG_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
+  auto tmp = (expr);                               \
+  if (!tmp.ok()) {                                 \
+    return tmp.error();                            \
+  }                                                \
+  lhs = std::move(tmp).value()
+#define RJG_CONCAT_(a, b) RJG_CONCAT_INNER_(a, b)
+#define RJG_CONCAT_INNER_(a, b) a##b
 
 inline Error invalid_argument(std::string message) {
   return Error{ErrorCode::kInvalidArgument, std::move(message)};
