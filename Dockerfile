@@ -14,17 +14,18 @@ ARG BASE_TAG=bookworm-slim
 
 FROM ${BASE_REPO}:${BASE_TAG} AS build
 ARG BUILD_JOBS=2
-# Extra CMake cache settings, e.g. -DCMAKE_BUILD_TYPE=RelWithDebInfo. Warnings stay errors by default.
+# Extra CMake cache settings, e.g. -DCMAKE_BUILD_TYPE=Release. Warnings stay errors by default.
 ARG CMAKE_EXTRA_ARGS=""
 ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       g++ cmake make binutils libboost-dev libssl-dev rapidjson-dev libspdlog-dev libfmt-dev \
-      libyaml-cpp-dev prometheus-cpp-dev \
+      libyaml-cpp-dev libyaml-dev prometheus-cpp-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . /src
-RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=Release -DRJG_BUILD_TESTS=OFF \
+# RelWithDebInfo (-O2, then stripped): the optimisation level the test suite builds and tests.
+RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRJG_BUILD_TESTS=OFF \
       -DRJG_BUILD_BENCHMARKS=OFF -DRJG_BUILD_FUZZERS=OFF ${CMAKE_EXTRA_ARGS} \
  && cmake --build /build -j "${BUILD_JOBS}" --target rayjob-guard \
  && strip --strip-unneeded /build/rayjob-guard

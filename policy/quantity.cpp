@@ -307,7 +307,12 @@ std::string Quantity::to_string() const {
       units /= 10;
       ++exponent;
     }
-    return sign + u128_to_string(units) + (exponent > 0 ? "e" + std::to_string(exponent) : "");
+    std::string text = sign + u128_to_string(units);
+    if (exponent > 0) {
+      text += 'e';
+      text += std::to_string(exponent);
+    }
+    return text;
   }
   if (magnitude % kPerUnit == 0) {
     u128 units = magnitude / kPerUnit;
