@@ -5,7 +5,7 @@
 #        test/fuzz/run-fuzzers.sh run T   [--build-dir DIR] [--seconds N] [-- extra libFuzzer flags]
 #        test/fuzz/run-fuzzers.sh replay  [--build-dir DIR]
 #        test/fuzz/run-fuzzers.sh long    [--build-dir DIR] [--seconds N]   every target, niced
-# T is one of: review manifest quantity policy.
+# T is one of: review manifest quantity policy runtime_env.
 #
 # build   configures (once) a clang ASan+UBSan+libFuzzer build of the repository in DIR
 #         (default: <repo>/build-fuzz; CTest passes <build>/fuzz-build) and builds the fuzzers.
@@ -20,7 +20,7 @@ set -euo pipefail
 die() { echo "run-fuzzers: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-targets=(review manifest quantity policy)
+targets=(review manifest quantity policy runtime_env)
 
 mode="${1:-}"; [ -n "$mode" ] || die "usage: run-fuzzers.sh build|run T|replay|long (see the header)"
 shift
@@ -115,7 +115,7 @@ EOF
 dict_for() {
   case "$1" in
     review) echo "$src/fuzz/dicts/json.dict" ;;
-    manifest|policy) echo "$src/fuzz/dicts/yaml.dict" ;;
+    manifest|policy|runtime_env) echo "$src/fuzz/dicts/yaml.dict" ;;
     quantity) echo "$src/fuzz/dicts/quantity.dict" ;;
   esac
 }
@@ -123,7 +123,7 @@ dict_for() {
 max_len_for() {
   case "$1" in
     review|manifest) echo 65536 ;;
-    policy) echo 16384 ;;
+    policy|runtime_env) echo 16384 ;;
     quantity) echo 128 ;;
   esac
 }
