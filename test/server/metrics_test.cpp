@@ -40,5 +40,41 @@ TEST(Metrics, RecordsAppearInTheExposition) {
   }
 }
 
+// The series pointers are cached on first use: later records must land in the same series, and a
+// series nobody recorded must stay absent from the exposition.
+TEST(Metrics, CachedSeriesAccumulateAndAbsentSeriesStayAbsent) {
+  Metrics m("9.9.9");
+  admission::ReviewSummary s;
+  s.operation = "UPDATE";
+  s.allowed = false;
+  s.denied_rules = {"reap-self", "quota-fit"};
+  for (int i = 0; i < 3; ++i) {
+    m.record_review(s, std::chrono::microseconds(10));
+    m.record_http(200);
+  }
+  s.operation = "PATCHED";  // not an admission operation: counted without the cache
+  s.allowed = true;
+  s.denied_rules.clear();
+  s.warned_rules = {"reap-self"};
+  m.record_review(s, std::chrono::microseconds(10));
+  m.record_http(99);
+  const std::string text = m.render();
+  for (const char* needle : {
+           "rayjob_guard_admission_requests_total{allowed=\"false\",operation=\"UPDATE\"} 3",
+           "rayjob_guard_admission_requests_total{allowed=\"true\",operation=\"PATCHED\"} 1",
+           "rayjob_guard_admission_violations_total{action=\"deny\",rule=\"reap-self\"} 3",
+           "rayjob_guard_admission_violations_total{action=\"deny\",rule=\"quota-fit\"} 3",
+           "rayjob_guard_admission_violations_total{action=\"warn\",rule=\"reap-self\"} 1",
+           "rayjob_guard_http_requests_total{code=\"200\"} 3",
+           "rayjob_guard_http_requests_total{code=\"99\"} 1",
+       }) {
+    EXPECT_NE(text.find(needle), std::string::npos) << needle << "\n" << text;
+  }
+  for (const char* absent : {"operation=\"CREATE\"", "allowed=\"true\",operation=\"UPDATE\"",
+                             "code=\"500\"", "action=\"warn\",rule=\"quota-fit\""}) {
+    EXPECT_EQ(text.find(absent), std::string::npos) << absent << "\n" << text;
+  }
+}
+
 }  // namespace
 }  // namespace rjg::server
