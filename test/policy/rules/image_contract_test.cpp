@@ -9,20 +9,13 @@
 
 #include "policy/rules/rules.hpp"
 #include "test/policy/rayjob_builder.hpp"
+#include "test/policy/rule_table.hpp"
 
 namespace rjg::policy {
 namespace {
 
-struct Want {
-  std::string field;
-  std::string fragment;
-};
-
-struct Row {
-  const char* name;
-  std::function<void(RayJob&, PolicyConfig&)> mutate;
-  std::vector<Want> want;
-};
+using Want = testing::Expect;
+using testing::Row;
 
 const std::string kHeadImage =
     "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image";
@@ -235,23 +228,7 @@ TEST(ImageContract, Table) {
          "contract (none configured)"},
         {kWorkerImage, "matches no allowed image pattern"}}},
   };
-  for (const Row& r : rows) {
-    RayJob j = testing::compliant_rayjob();
-    PolicyConfig policy = testing::default_test_policy();
-    r.mutate(j, policy);
-    const std::string ns = "tenant-a";
-    Findings out;
-    check_image_contract(RuleContext{j, ns, policy}, out);
-    EXPECT_EQ(out.size(), r.want.size())
-        << r.name << (out.empty() ? "" : ": " + out[0].field + ": " + out[0].message);
-    for (std::size_t i = 0; i < out.size() && i < r.want.size(); ++i) {
-      EXPECT_EQ(out[i].rule, RuleId::kImageContract) << r.name;
-      EXPECT_EQ(out[i].kind, Finding::Kind::kViolation) << r.name;
-      EXPECT_EQ(out[i].field, r.want[i].field) << r.name << ": " << out[i].message;
-      EXPECT_NE(out[i].message.find(r.want[i].fragment), std::string::npos)
-          << r.name << "\n  message: " << out[i].message << "\n  wanted: " << r.want[i].fragment;
-    }
-  }
+  testing::check_rows(RuleId::kImageContract, rows);
 }
 
 }  // namespace
