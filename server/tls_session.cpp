@@ -3,6 +3,7 @@
 #include "server/tls_session.hpp"
 
 #include <algorithm>
+#include <array>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
@@ -33,6 +34,9 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kDrainIdleGrace{250};
 // Bound on the TLS close_notify exchange when we close.
 constexpr std::chrono::seconds kShutdownTimeout{2};
+// Lingering close after a response to a request whose body was not read (see do_linger).
+constexpr std::chrono::seconds kLingerTimeout{2};
+constexpr std::size_t kLingerMaxBytes = 8 * 1024 * 1024;
 
 bool is_quiet_close(const beast::error_code& ec) {
   // stream_truncated: the peer closed the TCP connection without a TLS close_notify. Many HTTP
@@ -152,20 +156,20 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
 
   void on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
     if (ec == http::error::header_limit) {
-      return send(error_response(431, "request header too large"), false);
+      return send_and_linger(error_response(431, "request header too large"));
     }
     if (ec == http::error::body_limit) {
       // Beast checks Content-Length against body_limit while parsing the header: the body has
       // not been read, and will not be.
-      return send(error_response(413, "request body too large: the limit is " +
-                                          std::to_string(state_.config.max_body_bytes) + " bytes"),
-                  false);
+      return send_and_linger(error_response(413, "request body too large: the limit is " +
+                                                     std::to_string(state_.config.max_body_bytes) +
+                                                     " bytes"));
     }
     if (ec) {
       if (is_quiet_close(ec)) {
         return close_socket();
       }
-      return send(error_response(400, "bad request: " + ec.message()), false);
+      return send_and_linger(error_response(400, "bad request: " + ec.message()));
     }
     auto& req = parser_->get();
     head_ = RequestHead{};
@@ -181,7 +185,10 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     if (auto early = check_head(head_, state_.config.max_body_bytes)) {
       // The body (if any) is not read: answer and close, so a client cannot make us swallow it.
       const bool has_body = head_.chunked || (head_.content_length && *head_.content_length > 0);
-      return send(std::move(*early), !has_body && req.keep_alive());
+      if (has_body) {
+        return send_and_linger(std::move(*early));
+      }
+      return send(std::move(*early), req.keep_alive());
     }
     if (auto it = req.find(http::field::expect);
         it != req.end() && beast::iequals(it->value(), "100-continue")) {
@@ -206,15 +213,15 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
 
   void on_read_body(beast::error_code ec, std::size_t /*bytes*/) {
     if (ec == http::error::body_limit) {
-      return send(error_response(413, "request body too large: the limit is " +
-                                          std::to_string(state_.config.max_body_bytes) + " bytes"),
-                  false);
+      return send_and_linger(error_response(413, "request body too large: the limit is " +
+                                                     std::to_string(state_.config.max_body_bytes) +
+                                                     " bytes"));
     }
     if (ec) {
       if (is_quiet_close(ec)) {
         return close_socket();
       }
-      return send(error_response(400, "bad request: " + ec.message()), false);
+      return send_and_linger(error_response(400, "bad request: " + ec.message()));
     }
     const bool keep_alive = parser_->get().keep_alive();
     Request request{std::move(head_), std::move(parser_->get().body())};
@@ -265,6 +272,12 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
         beast::bind_front_handler(&TlsSession::on_write, shared_from_this(), res_.keep_alive()));
   }
 
+  // Answers a request whose body was not (fully) read, then closes with do_linger.
+  void send_and_linger(Response response) {
+    linger_ = true;
+    send(std::move(response), false);
+  }
+
   void on_write(bool keep_alive, beast::error_code ec, std::size_t /*bytes*/) {
     if (in_flight_) {
       in_flight_ = false;
@@ -274,9 +287,32 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
       return close_socket();
     }
     if (!keep_alive) {
-      return do_close();
+      return linger_ ? do_linger() : do_close();
     }
     do_wait_idle();
+  }
+
+  // The client may still be sending the body we refused to read. Closing now, with its bytes
+  // unread, makes the kernel answer with RST, which can destroy our response in the client's
+  // receive buffer before it reads it. So, as nginx's lingering_close does: stop sending (FIN),
+  // then read and discard what still arrives, for at most kLingerTimeout and kLingerMaxBytes.
+  void do_linger() {
+    beast::error_code ignored;
+    beast::get_lowest_layer(stream_).socket().shutdown(tcp::socket::shutdown_send, ignored);
+    beast::get_lowest_layer(stream_).expires_after(kLingerTimeout);
+    do_linger_read();
+  }
+
+  void do_linger_read() {
+    beast::get_lowest_layer(stream_).async_read_some(
+        net::buffer(linger_buffer_),
+        [self = shared_from_this()](beast::error_code ec, std::size_t bytes) {
+          self->lingered_ += bytes;
+          if (ec || self->lingered_ > kLingerMaxBytes) {
+            return self->close_socket();
+          }
+          self->do_linger_read();
+        });
   }
 
   void do_close() {
@@ -309,6 +345,9 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
   bool idle_ = false;
   bool draining_ = false;
   bool in_flight_ = false;
+  bool linger_ = false;       // the last response left a request body unread
+  std::size_t lingered_ = 0;  // bytes discarded while lingering
+  std::array<char, 16 * 1024> linger_buffer_{};
 };
 
 }  // namespace
