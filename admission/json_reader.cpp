@@ -318,8 +318,9 @@ Result<Document> parse(std::string_view text, const char* root) {
   }
   // prescan() has validated UTF-8, bounded the depth and ruled out NUL bytes, so the plain
   // recursive parser can read a NUL-terminated copy through its fast string stream (the
-  // (pointer, length) overload goes through a slower bounds-checked stream). The padding keeps
-  // RapidJSON's 16-byte aligned SIMD string scan (RAPIDJSON_SSE2) inside the allocation.
+  // (pointer, length) overload goes through a slower bounds-checked stream). The padding would
+  // keep RapidJSON's 16-byte SIMD string scan inside the allocation; that scan is not enabled
+  // (admission/CMakeLists.txt says why).
   constexpr std::size_t kPadding = 16;
   const std::unique_ptr<char[]> terminated(new char[text.size() + kPadding]);
   std::memcpy(terminated.get(), text.data(), text.size());
