@@ -32,6 +32,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 log() { printf '[cluster] %s\n' "$*" >&2; }
+# shellcheck source=test/e2e/stop-pid.sh
+. "$here/stop-pid.sh"
 die() { printf '[cluster] error: %s\n' "$*" >&2; exit 1; }
 
 readonly NOTEBOOK_USER=tenant-a:notebook
@@ -45,28 +47,6 @@ elapsed() {
 
 free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
-}
-
-# stop_pid NAME PIDFILE EXPECTED_COMM: TERM, wait up to 30 s, then KILL; only when the PID still
-# runs the program we started (a recycled PID is left alone).
-stop_pid() {
-  local name=$1 pidfile=$2 comm=$3 pid i
-  [[ -f $pidfile ]] || return 0
-  pid=$(<"$pidfile")
-  if [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null \
-      && tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$comm"; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 300; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      log "$name (pid $pid) still runs 30 s after TERM; KILL"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-    log "stopped $name (pid $pid)"
-  fi
-  rm -f "$pidfile"
 }
 
 cmd_down() {

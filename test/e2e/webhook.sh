@@ -21,6 +21,8 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 log() { printf '[webhook] %s\n' "$*" >&2; }
+# shellcheck source=test/e2e/stop-pid.sh
+. "$here/stop-pid.sh"
 die() { printf '[webhook] error: %s\n' "$*" >&2; exit 1; }
 
 readonly CONFIG_NAME=rayjob-guard
@@ -44,23 +46,8 @@ is_ours() {  # PID runs rayjob-guard serve
 }
 
 cmd_stop() {
-  local pid i
-  [[ -f $wdir/serve.pid ]] || return 0
-  pid=$(<"$wdir/serve.pid")
-  if is_ours "$pid"; then
-    kill -TERM "$pid" 2>/dev/null || true
-    # serve drains for --shutdown-delay and exits within --shutdown-timeout (25 s by default).
-    for ((i = 0; i < 300; i++)); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    if kill -0 "$pid" 2>/dev/null; then
-      log "serve (pid $pid) still runs 30 s after TERM; KILL"
-      kill -KILL "$pid" 2>/dev/null || true
-    fi
-    log "stopped serve (pid $pid)"
-  fi
-  rm -f "$wdir/serve.pid"
+  # serve drains for --shutdown-delay and exits within --shutdown-timeout (25 s by default).
+  stop_pid serve "$wdir/serve.pid" serve
 }
 
 # start PORT: start serve listening on 127.0.0.1:PORT (0 = any free port); wait for /readyz.
