@@ -1,6 +1,8 @@
 // yaml_events (see yaml_events.hpp).
 #include "admission/yaml_events.hpp"
 
+#include <algorithm>
+
 #include <yaml.h>
 
 #include <cstring>
@@ -255,6 +257,35 @@ Status check_stream(std::string_view text, std::size_t max_events) {
     }
     if (event->type == YAML_STREAM_END_EVENT) {
       return {};
+    }
+  }
+  return invalid_argument("more than " + std::to_string(max_events) + " YAML events");
+}
+
+Result<std::vector<DocumentSpan>> document_spans(std::string_view text, std::size_t max_events) {
+  Parser parser(text);
+  if (!parser.initialized()) {
+    return internal_error("libyaml: parser initialization failed");
+  }
+  std::vector<DocumentSpan> spans;
+  Event event;
+  for (std::size_t n = 0; n < max_events; ++n) {
+    if (!event.next(parser)) {
+      return invalid_argument(parser.error());
+    }
+    if (event->type == YAML_DOCUMENT_START_EVENT) {
+      DocumentSpan span;
+      span.begin = std::min(event->start_mark.index, text.size());
+      // Back to the start of the line, so that the document keeps its columns.
+      while (span.begin > 0 && text[span.begin - 1] != '\n') {
+        --span.begin;
+      }
+      span.line = event->start_mark.line;
+      spans.push_back(span);
+    } else if (event->type == YAML_DOCUMENT_END_EVENT && !spans.empty()) {
+      spans.back().end = std::min(std::max(event->end_mark.index, spans.back().begin), text.size());
+    } else if (event->type == YAML_STREAM_END_EVENT) {
+      return spans;
     }
   }
   return invalid_argument("more than " + std::to_string(max_events) + " YAML events");

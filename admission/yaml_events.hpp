@@ -77,4 +77,17 @@ Result<Document> parse_first_document(std::string_view text, const Limits& limit
 // first error, as parse_first_document words it. Cost is linear in the input.
 Status check_stream(std::string_view text, std::size_t max_events = 10'000'000);
 
+// Where one document of a stream lies: text.substr(begin, end - begin) holds exactly it, and
+// `begin` is the start of the line its first event is on (`line` lines precede it).
+struct DocumentSpan {
+  std::size_t begin = 0;
+  std::size_t end = 0;
+  std::size_t line = 0;
+};
+
+// Checks the whole stream as check_stream does, and returns the span of every document, so that
+// a caller can hand each document alone to a parser that must not see the others.
+Result<std::vector<DocumentSpan>> document_spans(std::string_view text,
+                                                 std::size_t max_events = 10'000'000);
+
 }  // namespace rjg::admission::yaml

@@ -399,15 +399,22 @@ class Converter {
 
 Result<std::vector<YamlDocument>> yaml_to_json(std::string_view text) {
   // yaml-cpp 0.7's LoadAll loops forever, allocating without bound, on some malformed streams
-  // (a leading ","); libyaml's parser always terminates, so it screens the syntax first.
-  Status syntax = yaml::check_stream(text);
-  if (!syntax.ok()) {
-    return invalid_argument("YAML error at " + syntax.error().message);
+  // (a "," where a document may start) that its single-document Load handles. libyaml's parser
+  // always terminates: it checks the syntax of the whole stream and says where each document is,
+  // and yaml-cpp then loads each document alone. The lines before a document are kept as empty
+  // lines, so that yaml-cpp's marks (in messages, and YamlDocument::line) stay true.
+  Result<std::vector<yaml::DocumentSpan>> spans = yaml::document_spans(text);
+  if (!spans.ok()) {
+    return invalid_argument("YAML error at " + spans.error().message);
   }
   std::vector<YAML::Node> nodes;
   // yaml-cpp reports errors by throwing; this is the boundary where they become values.
   try {
-    nodes = YAML::LoadAll(std::string(text));
+    for (const yaml::DocumentSpan& span : spans.value()) {
+      std::string document(span.line, '\n');
+      document.append(text.substr(span.begin, span.end - span.begin));
+      nodes.push_back(YAML::Load(document));
+    }
   } catch (const YAML::Exception& e) {
     return invalid_argument("YAML error at " + at(e.mark) + ": " + e.msg);
   } catch (const std::exception& e) {
