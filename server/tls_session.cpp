@@ -158,18 +158,10 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     if (ec == http::error::header_limit) {
       return send_and_linger(error_response(431, "request header too large"));
     }
-    if (ec == http::error::body_limit) {
-      // Beast checks Content-Length against body_limit while parsing the header: the body has
-      // not been read, and will not be.
-      return send_and_linger(error_response(413, "request body too large: the limit is " +
-                                                     std::to_string(state_.config.max_body_bytes) +
-                                                     " bytes"));
-    }
     if (ec) {
-      if (is_quiet_close(ec)) {
-        return close_socket();
-      }
-      return send_and_linger(error_response(400, "bad request: " + ec.message()));
+      // A body_limit here means Beast checked Content-Length against the limit while parsing the
+      // header: the body has not been read, and will not be.
+      return on_read_error(ec);
     }
     auto& req = parser_->get();
     head_ = RequestHead{};
@@ -205,6 +197,20 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     do_read_body();
   }
 
+  // A read of the header or the body failed: 413 over the body limit, nothing for a peer that
+  // just went away, 400 for anything else; the unread rest of the request is drained by do_linger.
+  void on_read_error(beast::error_code ec) {
+    if (ec == http::error::body_limit) {
+      return send_and_linger(error_response(413, "request body too large: the limit is " +
+                                                     std::to_string(state_.config.max_body_bytes) +
+                                                     " bytes"));
+    }
+    if (is_quiet_close(ec)) {
+      return close_socket();
+    }
+    send_and_linger(error_response(400, "bad request: " + ec.message()));
+  }
+
   void do_read_body() {
     beast::get_lowest_layer(stream_).expires_after(state_.config.body_timeout);
     http::async_read(stream_, buffer_, *parser_,
@@ -212,16 +218,8 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
   }
 
   void on_read_body(beast::error_code ec, std::size_t /*bytes*/) {
-    if (ec == http::error::body_limit) {
-      return send_and_linger(error_response(413, "request body too large: the limit is " +
-                                                     std::to_string(state_.config.max_body_bytes) +
-                                                     " bytes"));
-    }
     if (ec) {
-      if (is_quiet_close(ec)) {
-        return close_socket();
-      }
-      return send_and_linger(error_response(400, "bad request: " + ec.message()));
+      return on_read_error(ec);
     }
     const bool keep_alive = parser_->get().keep_alive();
     Request request{std::move(head_), std::move(parser_->get().body())};
