@@ -38,15 +38,6 @@ void strategy_legacy(RayJob& j, std::optional<std::string> s, std::optional<std:
   ds.on_failure_policy = f;
   j.spec.deletion_strategy = ds;
 }
-DeletionRule rule(std::string policy, std::string status, std::int64_t ttl,
-                  bool deployment = false) {
-  DeletionRule r;
-  r.policy = std::move(policy);
-  r.has_condition = true;
-  (deployment ? r.job_deployment_status : r.job_status) = std::move(status);
-  r.ttl_seconds = ttl;
-  return r;
-}
 void strategy_rules(RayJob& j, std::vector<DeletionRule> rules) {
   DeletionStrategy ds;
   ds.deletion_rules = std::move(rules);

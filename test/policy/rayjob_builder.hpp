@@ -2,6 +2,7 @@
 // going through JSON, so that a rule test is only about the rule. Each test mutates a copy.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "policy/policy_config.hpp"
@@ -37,6 +38,18 @@ inline PolicyConfig default_test_policy() {
   return p;
 }
 
+// A deletionStrategy.deletionRules item: `policy` when condition.jobStatus is `status` (or
+// condition.jobDeploymentStatus, with `deployment`), after `ttl` seconds.
+inline DeletionRule rule(std::string policy, std::string status, std::int64_t ttl,
+                         bool deployment = false) {
+  DeletionRule r;
+  r.policy = std::move(policy);
+  r.has_condition = true;
+  (deployment ? r.job_deployment_status : r.job_status) = std::move(status);
+  r.ttl_seconds = ttl;
+  return r;
+}
+
 inline Container ray_container(std::string name, std::string image, std::string cpu,
                                std::string memory) {
   Container c;
@@ -64,21 +77,9 @@ inline RayJob compliant_rayjob() {
   j.spec.backoff_limit = 0;
   j.spec.active_deadline_seconds = 3600;
   DeletionStrategy ds;
-  auto rule = [](std::string status, bool deployment, long long ttl) {
-    DeletionRule r;
-    r.policy = "DeleteSelf";
-    r.has_condition = true;
-    if (deployment) {
-      r.job_deployment_status = status;
-    } else {
-      r.job_status = status;
-    }
-    r.ttl_seconds = ttl;
-    return r;
-  };
-  ds.deletion_rules = std::vector<DeletionRule>{rule("SUCCEEDED", false, 60),
-                                                rule("FAILED", false, 7200),
-                                                rule("Failed", true, 7200)};
+  ds.deletion_rules = std::vector<DeletionRule>{rule("DeleteSelf", "SUCCEEDED", 60),
+                                                rule("DeleteSelf", "FAILED", 7200),
+                                                rule("DeleteSelf", "Failed", 7200, true)};
   j.spec.deletion_strategy = ds;
   RayClusterSpec rc;
   rc.ray_version = "2.52.0";

@@ -16,15 +16,6 @@ void selector_mode(RayJob& j) {
   j.spec.ray_cluster_spec.reset();
   selector(j, {{"ray.io/cluster", "shared"}});
 }
-DeletionRule rule(std::string policy, std::string status, std::int64_t ttl,
-                  bool deployment = false) {
-  DeletionRule r;
-  r.policy = std::move(policy);
-  r.has_condition = true;
-  (deployment ? r.job_deployment_status : r.job_status) = std::move(status);
-  r.ttl_seconds = ttl;
-  return r;
-}
 void legacy(RayJob& j, std::optional<std::string> on_success,
             std::optional<std::string> on_failure) {
   DeletionStrategy ds;
