@@ -75,11 +75,11 @@ Status check_envelope(const Value& root, const Path& path) {
 }  // namespace
 
 Result<DecodedReview> decode_review(std::string_view body) {
-  Result<json::Document> parsed = json::parse(body);
+  Result<json::ParsedJson> parsed = json::parse_in_place(body);
   if (!parsed.ok()) {
     return parsed.error();
   }
-  const json::Document& doc = parsed.value();
+  const Value& doc = parsed.value().root();
   const Path root("");
   Status st = check_envelope(doc, root);
   if (!st.ok()) {

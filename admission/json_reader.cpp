@@ -309,34 +309,71 @@ Status prescan(std::string_view text) {
   return {};
 }
 
+// RapidJSON reads a NUL-terminated copy of the text: its fast string stream needs the terminator
+// (the (pointer, length) overload goes through a slower bounds-checked stream). prescan() has
+// ruled out NUL bytes inside the text, so the terminator is the only one. The padding would keep
+// RapidJSON's 16-byte SIMD scans inside the allocation; they are not enabled
+// (admission/CMakeLists.txt says why).
+constexpr std::size_t kPadding = 16;
+
+void copy_terminated(std::string_view text, char* out) {
+  std::memcpy(out, text.data(), text.size());
+  std::memset(out + text.size(), 0, kPadding);
+}
+
+Error syntax_error(const Document& doc) {
+  return invalid_argument(std::string("not valid JSON: ") +
+                          rapidjson::GetParseError_En(doc.GetParseError()) + " (at byte offset " +
+                          std::to_string(doc.GetErrorOffset()) + ")");
+}
+
+// parse_in_place() sizes the pool's first chunk from the text: Kubernetes JSON has about one
+// 16-byte node per 10-20 bytes of text, plus 32 bytes per object member; twice the text covers
+// that, and the pool adds chunks of the same size if a document needs more.
+std::size_t pool_bytes_for(std::size_t text_size) { return 2 * text_size + 1024; }
+
+// The text region of ParsedJson's storage, rounded up so that the pool after it is aligned.
+std::size_t text_bytes_for(std::size_t text_size) {
+  return (text_size + kPadding + 15) & ~static_cast<std::size_t>(15);
+}
+
 }  // namespace
 
 Result<Document> parse(std::string_view text, const char* root) {
-  Status scanned = prescan(text);
-  if (!scanned.ok()) {
-    return scanned.error();
-  }
-  // prescan() has validated UTF-8, bounded the depth and ruled out NUL bytes, so the plain
-  // recursive parser can read a NUL-terminated copy through its fast string stream (the
-  // (pointer, length) overload goes through a slower bounds-checked stream). The padding would
-  // keep RapidJSON's 16-byte SIMD string scan inside the allocation; that scan is not enabled
-  // (admission/CMakeLists.txt says why).
-  constexpr std::size_t kPadding = 16;
+  RJG_RETURN_IF_ERROR(prescan(text));
   const std::unique_ptr<char[]> terminated(new char[text.size() + kPadding]);
-  std::memcpy(terminated.get(), text.data(), text.size());
-  std::memset(terminated.get() + text.size(), 0, kPadding);
+  copy_terminated(text, terminated.get());
+  // prescan() has validated UTF-8, bounded the depth and ruled out NUL bytes, so the plain
+  // recursive parser without encoding validation is safe.
   Document doc;
   doc.Parse<rapidjson::kParseDefaultFlags>(terminated.get());
   if (doc.HasParseError()) {
-    return invalid_argument(std::string("not valid JSON: ") +
-                            rapidjson::GetParseError_En(doc.GetParseError()) + " (at byte offset " +
-                            std::to_string(doc.GetErrorOffset()) + ")");
+    return syntax_error(doc);
   }
-  Status st = check_duplicates(doc, root);
-  if (!st.ok()) {
-    return st.error();
-  }
+  RJG_RETURN_IF_ERROR(check_duplicates(doc, root));
   return doc;
+}
+
+ParsedJson::ParsedJson(std::size_t text_bytes, std::size_t pool_bytes)
+    : storage_(new char[text_bytes + pool_bytes]),
+      pool_(std::make_unique<rapidjson::MemoryPoolAllocator<>>(storage_.get() + text_bytes,
+                                                               pool_bytes, pool_bytes)),
+      doc_(pool_.get()) {}
+
+Result<ParsedJson> parse_in_place(std::string_view text, const char* root) {
+  RJG_RETURN_IF_ERROR(prescan(text));
+  // One allocation holds the terminated text and the pool's first chunk (operator new[] aligns
+  // to 16 bytes, and text_bytes_for() keeps the pool at a multiple of 16 after it).
+  const std::size_t text_bytes = text_bytes_for(text.size());
+  const std::size_t pool_bytes = pool_bytes_for(text.size());
+  ParsedJson out(text_bytes, pool_bytes);
+  copy_terminated(text, out.storage_.get());
+  out.doc_.ParseInsitu<rapidjson::kParseDefaultFlags>(out.storage_.get());
+  if (out.doc_.HasParseError()) {
+    return syntax_error(out.doc_);
+  }
+  RJG_RETURN_IF_ERROR(check_duplicates(out.doc_, root));
+  return out;
 }
 
 Error type_error(const Path& path, const char* what, const Value& v) {

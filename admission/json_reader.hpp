@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -52,12 +53,36 @@ class Path {
   std::size_t index_ = kNoIndex;
 };
 
+// A JSON document parsed in place by parse_in_place(). Its strings point into the ParsedJson's own
+// copy of the text and its nodes live in the ParsedJson's own pool, so every Value reached from
+// root() stays valid exactly as long as this object (moving it keeps them valid: nothing it owns
+// moves). The cheaper form of parse() for a document that is read once and thrown away.
+class ParsedJson {
+ public:
+  const Value& root() const { return doc_; }
+
+ private:
+  friend Result<ParsedJson> parse_in_place(std::string_view text, const char* root);
+  // Allocates the storage (text region of `text_bytes`, then a pool chunk of `pool_bytes`).
+  ParsedJson(std::size_t text_bytes, std::size_t pool_bytes);
+
+  std::unique_ptr<char[]> storage_;  // the text (NUL-terminated, padded), then the pool's first chunk
+  std::unique_ptr<rapidjson::MemoryPoolAllocator<>> pool_;  // allocates doc_'s nodes
+  Document doc_;  // declared last: destroyed before the memory it points into
+};
+
 // Parses `text` as one JSON document, no trailing content. A pre-pass first rejects invalid UTF-8
 // (overlongs, surrogates, > U+10FFFF) and nesting deeper than kMaxDepth (so 100k nested `[` never
 // reach the recursive parser); then duplicate object keys are rejected (as Kubernetes' strict
 // decoding does), naming the object's path under `root`. Returns kInvalidArgument with the
 // parser's message and byte offset.
+// The returned Document owns copies of every string.
 Result<Document> parse(std::string_view text, const char* root = "");
+
+// As parse(), with the same checks and messages, but without copying strings or nodes out of one
+// buffer: see ParsedJson. Use it where the document does not outlive one function's work (a
+// review); use parse() where Values are moved or copied into other Documents.
+Result<ParsedJson> parse_in_place(std::string_view text, const char* root = "");
 
 // Returns "null", "boolean", "object", "array", "string" or "number" for messages.
 const char* type_name(const Value& v);
