@@ -4,6 +4,7 @@
 #include <string>
 
 #include "admission/yaml_events.hpp"
+#include "policy/rules/reaper_annotations.hpp"
 
 namespace rjg::admission {
 namespace {
@@ -20,8 +21,9 @@ Status read_resource_list(const Value& obj, const char* key, const Path& path,
   }
   const Path p = path.field(key);
   policy::ResourceList result;
+  result.reserve(list->MemberCount());
   for (auto it = list->MemberBegin(); it != list->MemberEnd(); ++it) {
-    std::string name(it->name.GetString(), it->name.GetStringLength());
+    const std::string_view name(it->name.GetString(), it->name.GetStringLength());
     const Value& q = it->value;
     if (q.IsString()) {
       result[name].assign(q.GetString(), q.GetStringLength());
@@ -198,13 +200,11 @@ Status decode_metadata(const Value& meta, const Path& path, policy::ObjectMeta& 
   RJG_RETURN_IF_ERROR(json::read_string(meta, "name", path, out.name));
   RJG_RETURN_IF_ERROR(json::read_string(meta, "generateName", path, out.generate_name));
   RJG_RETURN_IF_ERROR(json::read_string(meta, "namespace", path, out.namespace_));
-  std::optional<std::map<std::string, std::string>> labels;
-  RJG_RETURN_IF_ERROR(json::read_string_map(meta, "labels", path, labels));
-  if (labels) {
-    out.labels = std::move(*labels);
-  }
-  std::optional<std::map<std::string, std::string>> annotations;
-  RJG_RETURN_IF_ERROR(json::read_string_map(meta, "annotations", path, annotations));
+  // Labels are only type-checked: no rule reads them.
+  RJG_RETURN_IF_ERROR(json::check_string_map(meta, "labels", path));
+  std::optional<FlatMap<std::string>> annotations;
+  RJG_RETURN_IF_ERROR(
+      json::read_string_map(meta, "annotations", path, annotations, policy::kAnnotationPrefix));
   if (annotations) {
     out.annotations = std::move(*annotations);
   }

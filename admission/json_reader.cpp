@@ -482,8 +482,11 @@ Status read_int32(const Value& obj, const char* key, const Path& path,
   return {};
 }
 
-Status read_string_map(const Value& obj, const char* key, const Path& path,
-                       std::optional<std::map<std::string, std::string>>& out) {
+namespace {
+
+// read_string_map and check_string_map: stores into `out` when it is not null.
+Status string_map(const Value& obj, const char* key, const Path& path,
+                  std::optional<FlatMap<std::string>>* out, std::string_view keep_prefix) {
   const Value* v = member(obj, key);
   if (v == nullptr) {
     return {};
@@ -492,16 +495,31 @@ Status read_string_map(const Value& obj, const char* key, const Path& path,
   if (!v->IsObject()) {
     return type_error(p, "an object of strings", *v);
   }
-  std::map<std::string, std::string> m;
+  FlatMap<std::string> m;
   for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
     if (!it->value.IsString()) {
       return type_error(p.field(it->name.GetString()), "a string", it->value);
     }
-    m.emplace(std::string(it->name.GetString(), it->name.GetStringLength()),
-              std::string(it->value.GetString(), it->value.GetStringLength()));
+    const std::string_view name = key_of(*it);
+    if (out != nullptr && name.substr(0, keep_prefix.size()) == keep_prefix) {
+      m.emplace(name, std::string_view(it->value.GetString(), it->value.GetStringLength()));
+    }
   }
-  out = std::move(m);
+  if (out != nullptr) {
+    *out = std::move(m);
+  }
   return {};
+}
+
+}  // namespace
+
+Status read_string_map(const Value& obj, const char* key, const Path& path,
+                       std::optional<FlatMap<std::string>>& out, std::string_view keep_prefix) {
+  return string_map(obj, key, path, &out, keep_prefix);
+}
+
+Status check_string_map(const Value& obj, const char* key, const Path& path) {
+  return string_map(obj, key, path, nullptr, {});
 }
 
 Status read_string_list(const Value& obj, const char* key, const Path& path,

@@ -8,13 +8,13 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/flat_map.hpp"
 #include "common/result.hpp"
 
 namespace rjg::admission::json {
@@ -108,9 +108,14 @@ Status read_int64(const Value& obj, const char* key, const Path& path,
 // As read_int64, for Kubernetes int32 fields: values outside int32 are errors.
 Status read_int32(const Value& obj, const char* key, const Path& path,
                   std::optional<std::int64_t>& out);
-// A map of string to string (labels, annotations, clusterSelector).
+// A map of string to string (labels, annotations, clusterSelector). Every value must be a string;
+// only the entries whose key starts with `keep_prefix` are stored in `out` (all of them when it
+// is empty), so that a reader can type-check a whole map but copy only what it uses.
 Status read_string_map(const Value& obj, const char* key, const Path& path,
-                       std::optional<std::map<std::string, std::string>>& out);
+                       std::optional<FlatMap<std::string>>& out,
+                       std::string_view keep_prefix = {});
+// As read_string_map, but stores nothing: only the types are checked.
+Status check_string_map(const Value& obj, const char* key, const Path& path);
 Status read_string_list(const Value& obj, const char* key, const Path& path,
                         std::vector<std::string>& out);
 

@@ -3,10 +3,10 @@
 #include "admission/rayjob_list.hpp"
 
 #include <chrono>
-#include <map>
 #include <utility>
 
 #include "admission/json_reader.hpp"
+#include "policy/rules/reaper_annotations.hpp"
 
 namespace rjg::admission {
 namespace {
@@ -38,8 +38,10 @@ Status decode_metadata(const Value& item, const Path& path, policy::ReapCandidat
     return s;
   }
   c.being_deleted = deletion.has_value();
-  std::optional<std::map<std::string, std::string>> annotations;
-  if (Status s = json::read_string_map(m, "annotations", mpath, annotations); !s) {
+  std::optional<FlatMap<std::string>> annotations;
+  if (Status s = json::read_string_map(m, "annotations", mpath, annotations,
+                                       policy::kAnnotationPrefix);
+      !s) {
     return s;
   }
   if (annotations) {

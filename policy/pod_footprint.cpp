@@ -72,10 +72,11 @@ PodResources container_resources(const std::optional<ResourceList>& requests,
                                  std::vector<QuantityError>& errors) {
   PodResources out;
   auto parse_list = [&](const std::optional<ResourceList>& list, const char* which,
-                        std::map<std::string, Quantity>& into) {
+                        FlatMap<Quantity>& into) {
     if (!list) {
       return;
     }
+    into.reserve(list->size());
     for (const auto& [name, text] : *list) {
       std::optional<Quantity> q = Quantity::parse(text);
       if (!q) {
@@ -90,7 +91,7 @@ PodResources container_resources(const std::optional<ResourceList>& requests,
   // Kubernetes defaulting: a resource with a limit and no request is given request = limit
   // before quota admission sees the pod. A request written but unparseable stays unset.
   for (const auto& [name, limit] : out.limits) {
-    const bool written = requests && requests->count(name) > 0;
+    const bool written = requests && requests->contains(name);
     if (!written) {
       out.requests[name] = limit;
     }
@@ -98,17 +99,17 @@ PodResources container_resources(const std::optional<ResourceList>& requests,
   return out;
 }
 
-void add_into(std::map<std::string, Quantity>& sum, const std::map<std::string, Quantity>& add) {
+void add_into(FlatMap<Quantity>& sum, const FlatMap<Quantity>& add) {
   for (const auto& [name, q] : add) {
     sum[name] += q;
   }
 }
 
-void max_into(std::map<std::string, Quantity>& acc, const std::map<std::string, Quantity>& other) {
+void max_into(FlatMap<Quantity>& acc, const FlatMap<Quantity>& other) {
   for (const auto& [name, q] : other) {
-    auto it = acc.find(name);
-    if (it == acc.end() || it->second < q) {
-      acc[name] = q;
+    auto [it, inserted] = acc.emplace(name, q);
+    if (!inserted && it->second < q) {
+      it->second = q;
     }
   }
 }
@@ -169,17 +170,6 @@ PodResources autoscaler_container(const RayClusterSpec& rc, std::vector<Quantity
   return r;
 }
 
-void fill_totals(FootprintPart& p) {
-  p.totals["pods"] = Quantity::from_units(p.pods);
-  p.totals["count/pods"] = Quantity::from_units(p.counted_pods);
-  for (const auto& [name, q] : p.per_pod.requests) {
-    p.totals[std::string(kRequestsPrefix) + name] = q * p.pods;
-  }
-  for (const auto& [name, q] : p.per_pod.limits) {
-    p.totals[std::string(kLimitsPrefix) + name] = q * p.pods;
-  }
-}
-
 // GetWorkerGroupDesiredReplicas, with the autoscaler's worst case (maxReplicas) on top.
 std::int64_t worker_replicas(const WorkerGroup& g, bool autoscaling) {
   if (g.suspend.value_or(false)) {
@@ -234,13 +224,29 @@ std::string canonical_quota_key(std::string_view key) {
 }
 
 Quantity PodFootprint::amount(std::string_view key) const {
-  auto it = totals.find(canonical_quota_key(key));
-  return it == totals.end() ? Quantity() : it->second;
+  Quantity sum;
+  for (const FootprintPart& p : parts) {
+    sum += part_amount(p, key);
+  }
+  return sum;
 }
 
 Quantity PodFootprint::part_amount(const FootprintPart& p, std::string_view key) {
-  auto it = p.totals.find(canonical_quota_key(key));
-  return it == p.totals.end() ? Quantity() : it->second;
+  if (key == "pods") {
+    return Quantity::from_units(p.pods);
+  }
+  if (key == "count/pods") {
+    return Quantity::from_units(p.counted_pods);
+  }
+  const FlatMap<Quantity>* list = &p.per_pod.requests;
+  if (starts_with(key, kRequestsPrefix)) {
+    key.remove_prefix(kRequestsPrefix.size());
+  } else if (starts_with(key, kLimitsPrefix)) {
+    key.remove_prefix(kLimitsPrefix.size());
+    list = &p.per_pod.limits;
+  }  // else a bare "cpu", "memory" or "ephemeral-storage": a request
+  const auto it = list->find(key);
+  return it == list->end() ? Quantity() : it->second * p.pods;
 }
 
 PodFootprint compute_pod_footprint(const RayJob& job) {
@@ -269,7 +275,6 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
       pod.add_app(default_submitter_container());
     }
     head.per_pod = pod.effective();
-    fill_totals(head);
     fp.parts.push_back(std::move(head));
 
     for (std::size_t i = 0; i < rc.worker_groups.size(); ++i) {
@@ -288,7 +293,6 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
       PodBuilder wpod;
       add_template(wpod, g.pod_template, part.field + ".template.spec", fp.errors);
       part.per_pod = wpod.effective();
-      fill_totals(part);
       fp.parts.push_back(std::move(part));
     }
   }
@@ -317,12 +321,7 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
       sub.label = "submitter pod (KubeRay's default ray-job-submitter)";
       sub.per_pod = default_submitter_container();
     }
-    fill_totals(sub);
     fp.parts.push_back(std::move(sub));
-  }
-
-  for (const FootprintPart& p : fp.parts) {
-    add_into(fp.totals, p.totals);
   }
   return fp;
 }

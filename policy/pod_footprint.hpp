@@ -5,11 +5,11 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "common/flat_map.hpp"
 #include "policy/quantity.hpp"
 #include "policy/rayjob.hpp"
 
@@ -33,8 +33,8 @@ std::string canonical_quota_key(std::string_view key);
 // max(largest init container, sum of app containers). Keys are resource names ("cpu", "memory",
 // "nvidia.com/gpu").
 struct PodResources {
-  std::map<std::string, Quantity> requests;
-  std::map<std::string, Quantity> limits;
+  FlatMap<Quantity> requests;
+  FlatMap<Quantity> limits;
 };
 
 // One group of identical pods: the head pod, one worker group, or the submitter pod.
@@ -60,8 +60,6 @@ struct FootprintPart {
   // Worker groups only: the group scales with the in-tree autoscaler (worst case maxReplicas).
   bool autoscaling = false;
   PodResources per_pod;
-  // This part's contribution per canonical quota key (requests.<r>, limits.<r>, pods, count/pods).
-  std::map<std::string, Quantity> totals;
 };
 
 // A quantity Kubernetes would not accept, found while computing the footprint. It contributes
@@ -75,14 +73,14 @@ struct QuantityError {
 
 struct PodFootprint {
   std::vector<FootprintPart> parts;  // head, worker groups in order, then the submitter
-  // Sum over parts per canonical quota key. Absent keys are zero.
-  std::map<std::string, Quantity> totals;
   std::vector<QuantityError> errors;
 
   // Returns the worst-case amount charged against quota key `key` (any spelling accepted by
-  // is_supported_quota_key); zero when nothing requests it.
+  // is_supported_quota_key): the sum of part_amount over the parts; zero when nothing requests
+  // it.
   Quantity amount(std::string_view key) const;
-  // Returns part `p`'s contribution to quota key `key` (any accepted spelling).
+  // Returns part `p`'s contribution to quota key `key` (any accepted spelling): `pods` or
+  // `counted_pods` for the pod counts, else the per-pod request or limit times `pods`.
   static Quantity part_amount(const FootprintPart& p, std::string_view key);
 };
 

@@ -5,17 +5,18 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "common/flat_map.hpp"
+
 namespace rjg::policy {
 
-// A resource list as written (`requests` or `limits`): resource name -> quantity text.
-// Quantities stay text here; rules parse them with policy::Quantity so that a bad value is a
-// finding with a field path instead of a decode failure.
-using ResourceList = std::map<std::string, std::string>;
+// A resource list as written (`requests` or `limits`): resource name -> quantity text, in name
+// order. Quantities stay text here; rules parse them with policy::Quantity so that a bad value is
+// a finding with a field path instead of a decode failure.
+using ResourceList = FlatMap<std::string>;
 
 struct Container {
   std::string name;
@@ -117,8 +118,10 @@ struct ObjectMeta {
   std::string name;  // may be empty for `check` on a generateName manifest
   std::string generate_name;
   std::string namespace_;
-  std::map<std::string, std::string> labels;
-  std::map<std::string, std::string> annotations;
+  // Only the annotations under rayjob-guard.io/ (kAnnotationPrefix): no rule reads any other
+  // annotation or any label. The decoders still check that every annotation and label value is a
+  // string.
+  FlatMap<std::string> annotations;
   std::vector<std::string> finalizers;
 };
 
@@ -136,7 +139,7 @@ struct RayJobSpec {
   std::optional<PodTemplate> submitter_pod_template;
   bool has_submitter_config = false;
   std::optional<std::int64_t> submitter_backoff_limit;  // submitterConfig.backoffLimit
-  std::optional<std::map<std::string, std::string>> cluster_selector;
+  std::optional<FlatMap<std::string>> cluster_selector;
   std::optional<RayClusterSpec> ray_cluster_spec;
   std::optional<std::string> managed_by;
   std::optional<std::string> deletion_policy;  // KubeRay 1.3-1.4

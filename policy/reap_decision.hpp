@@ -5,10 +5,10 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 
+#include "common/flat_map.hpp"
 #include "policy/policy_config.hpp"
 #include "policy/rules/reaper_annotations.hpp"  // kTtlAfterSuccessKey, kTtlAfterFailureKey
 
@@ -19,7 +19,7 @@ struct ReapCandidate {
   std::string namespace_;
   std::string name;
   std::string uid;
-  std::map<std::string, std::string> annotations;
+  FlatMap<std::string> annotations;  // only those under kAnnotationPrefix
   std::optional<std::string> job_status;  // status.jobStatus (SUCCEEDED, FAILED, RUNNING...)
   std::optional<std::string>
       job_deployment_status;             // status.jobDeploymentStatus (Complete, Failed...)

@@ -567,7 +567,7 @@ void Checker::cluster_selection() {
     return;
   }
   if (since(5)) {
-    const auto it = spec_.cluster_selector->find(std::string(kClusterNameKey));
+    const auto it = spec_.cluster_selector->find(kClusterNameKey);
     if (it == spec_.cluster_selector->end() || it->second.empty()) {
       rejects("spec.clusterSelector[ray.io/cluster]", "the cluster name is missing or empty",
               "set clusterSelector: {ray.io/cluster: <name of the RayCluster>}");

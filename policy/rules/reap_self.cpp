@@ -153,7 +153,7 @@ void check_reaper(const RuleContext& ctx, Findings& out) {
                            {kTtlAfterFailureKey, lc.min_failed_ttl_seconds, "failure"}};
   for (const Wanted& w : wanted) {
     const std::string field = "metadata.annotations[" + std::string(w.key) + "]";
-    const auto it = job.metadata.annotations.find(std::string(w.key));
+    const auto it = job.metadata.annotations.find(w.key);
     if (it == job.metadata.annotations.end()) {
       add(out, field,
           "missing, so the reaper does not know when to delete the RayJob after " +

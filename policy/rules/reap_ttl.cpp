@@ -122,7 +122,7 @@ void check_reaper_mode(const RuleContext& ctx, Findings& out) {
   const auto& annotations = ctx.job.metadata.annotations;
   const LifecycleConfig& lc = ctx.policy.lifecycle;
   auto read = [&](std::string_view key) -> std::optional<std::int64_t> {
-    const auto it = annotations.find(std::string(key));
+    const auto it = annotations.find(key);
     return it == annotations.end() ? std::nullopt : parse_ttl_annotation(it->second);
   };
   const std::string success_field =

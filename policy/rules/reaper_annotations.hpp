@@ -9,6 +9,8 @@
 
 namespace rjg::policy {
 
+// Every annotation rayjob-guard reads starts with this; the model keeps no others.
+inline constexpr std::string_view kAnnotationPrefix = "rayjob-guard.io/";
 inline constexpr std::string_view kTtlAfterSuccessKey = "rayjob-guard.io/ttl-after-success";
 inline constexpr std::string_view kTtlAfterFailureKey = "rayjob-guard.io/ttl-after-failure";
 

@@ -13,7 +13,7 @@ using PipForm = policy::RuntimeEnv::PipForm;
 
 TEST(DecodeRayJob, MapsEveryModelledField) {
   auto doc = json::parse(R"({"apiVersion":"ray.io/v1","metadata":{"name":"j","generateName":"j-",
-    "namespace":"ns","labels":{"a":"b"},"annotations":{"c":"d"},"finalizers":["f"]},
+    "namespace":"ns","labels":{"a":"b"},"annotations":{"c":"d","rayjob-guard.io/ttl-after-success":"600"},"finalizers":["f"]},
     "spec":{"entrypoint":"e","shutdownAfterJobFinishes":true,"ttlSecondsAfterFinished":5,
     "activeDeadlineSeconds":6,"preRunningDeadlineSeconds":7,"backoffLimit":1,"suspend":true,
     "submissionMode":"HTTPMode","submitterPodTemplate":{"spec":{"restartPolicy":"Never",
@@ -35,7 +35,9 @@ TEST(DecodeRayJob, MapsEveryModelledField) {
   const policy::RayJob& j = r.value();
   EXPECT_EQ(j.api_version, "ray.io/v1");
   EXPECT_EQ(j.metadata.generate_name, "j-");
-  EXPECT_EQ(j.metadata.annotations.at("c"), "d");
+  // Only rayjob-guard.io/ annotations are kept; labels are type-checked, not stored.
+  EXPECT_EQ(j.metadata.annotations,
+            (FlatMap<std::string>{{"rayjob-guard.io/ttl-after-success", "600"}}));
   EXPECT_EQ(j.metadata.finalizers, std::vector<std::string>{"f"});
   EXPECT_EQ(j.spec.pre_running_deadline_seconds, 7);
   EXPECT_EQ(j.spec.suspend, true);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace rjg::admission::json {
 namespace {
@@ -148,8 +149,11 @@ TEST(JsonReader, TypedReadersNameThePath) {
   st = read_bool(doc.value(), "b", root, b);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "request.object.spec.b: expected a boolean, got string");
-  std::optional<std::map<std::string, std::string>> m;
+  std::optional<FlatMap<std::string>> m;
   st = read_string_map(doc.value(), "m", root, m);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "request.object.spec.m.k: expected a string, got number");
+  st = check_string_map(doc.value(), "m", root);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "request.object.spec.m.k: expected a string, got number");
   std::vector<std::string> l;
@@ -159,6 +163,68 @@ TEST(JsonReader, TypedReadersNameThePath) {
   std::optional<std::string> s;
   EXPECT_TRUE(read_string(doc.value(), "absent", root, s).ok());
   EXPECT_FALSE(s.has_value());
+}
+
+TEST(JsonReader, StringMapKeepsOnlyThePrefixButChecksEveryValue) {
+  auto doc = parse(R"({"a":{"rayjob-guard.io/x":"1","other":"2","rayjob-guard.io/y":"3"},)"
+                   R"("b":{"other":5,"rayjob-guard.io/x":"1"}})");
+  ASSERT_TRUE(doc.ok());
+  const Path root("metadata");
+  std::optional<FlatMap<std::string>> m;
+  ASSERT_TRUE(read_string_map(doc.value(), "a", root, m, "rayjob-guard.io/").ok());
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(*m, (FlatMap<std::string>{{"rayjob-guard.io/x", "1"}, {"rayjob-guard.io/y", "3"}}));
+  const Status st = read_string_map(doc.value(), "b", root, m, "rayjob-guard.io/");
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message, "metadata.b.other: expected a string, got number");
+  EXPECT_TRUE(check_string_map(doc.value(), "a", root).ok());
+  EXPECT_FALSE(check_string_map(doc.value(), "b", root).ok());
+}
+
+// parse_in_place runs the same checks as parse; only where the strings and nodes live differs.
+TEST(JsonReader, ParseInPlaceAgreesWithParse) {
+  const std::vector<std::string> texts = {
+      R"({"a":1,"b":[true,null,"x\u00e9\n"],"c":{"d":"e"}})",
+      "{\"a\": tru}",
+      R"({"request":{"uid":"x")",
+      R"({"a":{"k":1,"k":2}})",
+      std::string("{\"a\":\"\xff\"}"),
+      std::string("{\"a\":\"x\0\"}", 8),
+      std::string(100000, '['),
+      "",
+  };
+  for (const std::string& text : texts) {
+    SCOPED_TRACE(text.substr(0, 40));
+    auto copied = parse(text, "request");
+    auto in_place = parse_in_place(text, "request");
+    ASSERT_EQ(copied.ok(), in_place.ok());
+    if (!copied.ok()) {
+      EXPECT_EQ(copied.error().message, in_place.error().message);
+      EXPECT_EQ(copied.error().code, in_place.error().code);
+    } else {
+      EXPECT_TRUE(in_place.value().root() == copied.value());
+    }
+  }
+}
+
+TEST(JsonReader, ParseInPlaceValuesOutliveTheInputAndAMove) {
+  // Many small values overflow the pool's first chunk (twice the text), so later nodes come
+  // from chunks the pool adds.
+  std::string text = "[";
+  for (int i = 0; i < 20000; ++i) {
+    text += (i ? ",[0]" : "[0]");
+  }
+  text += R"(,{"name":"sample-job"}])";
+  Result<ParsedJson> parsed = parse_in_place(text);
+  text.assign(text.size(), ' ');  // the ParsedJson must not point into the caller's text
+  ASSERT_TRUE(parsed.ok()) << parsed.error().message;
+  const ParsedJson moved = std::move(parsed).value();
+  const Value& root = moved.root();
+  ASSERT_TRUE(root.IsArray());
+  ASSERT_EQ(root.Size(), 20001u);
+  std::string name;
+  ASSERT_TRUE(read_string(root[20000], "name", Path(""), name).ok());
+  EXPECT_EQ(name, "sample-job");
 }
 
 TEST(JsonReader, NullIsTreatedAsAbsent) {

@@ -107,7 +107,7 @@ TEST(CrdDefaults, NeverOverwritesWhatIsSet) {
 
 TEST(CrdDefaults, NoWorkerDefaultsWithoutRayClusterSpec) {
   RayJob j;
-  j.spec.cluster_selector = std::map<std::string, std::string>{{"ray.io/cluster", "c"}};
+  j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "c"}};
   apply_crd_defaults(j, {1, 6});
   EXPECT_FALSE(j.spec.ray_cluster_spec);
   EXPECT_FALSE(j.spec.deletion_strategy);

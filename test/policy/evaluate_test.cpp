@@ -56,7 +56,7 @@ RayJob many_violations() {
   j.spec.active_deadline_seconds.reset();  // active-deadline
   j.spec.backoff_limit = 9;                // backoff-limit, and kuberay-schema with clusterSelector
   j.spec.ray_cluster_spec.reset();         // cluster-selector
-  j.spec.cluster_selector = std::map<std::string, std::string>{{"ray.io/cluster", "shared"}};
+  j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "shared"}};
   return j;
 }
 
@@ -158,12 +158,12 @@ TEST(Evaluate, UpdateRatchetsFindingsTheOldObjectAlreadyHad) {
   const RayJob old_job = many_violations();
 
   // Metadata-only edits of a RayJob that became non-compliant (e.g. after a policy change).
-  RayJob labelled = old_job;
-  labelled.metadata.labels["team"] = "a";
+  RayJob annotated = old_job;
+  annotated.metadata.annotations["rayjob-guard.io/owner"] = "team-a";
   RayJob finalized = old_job;
   finalized.metadata.finalizers.clear();
   finalized.metadata.finalizers.push_back("ray.io/rayjob-finalizer");
-  for (const RayJob& new_job : {labelled, finalized, old_job}) {
+  for (const RayJob& new_job : {annotated, finalized, old_job}) {
     const Verdict v = evaluate(update(old_job, new_job), engine_policy());
     SCOPED_TRACE(dump(v));
     EXPECT_TRUE(v.allowed);

@@ -29,7 +29,7 @@ void basic(RayJob& j) {
   rc.head.pod_template.containers.push_back(Container{"ray-head", "rayproject/ray:2.52.0", {}, {}});
   j.spec.ray_cluster_spec = rc;
 }
-void selector(RayJob& j, std::map<std::string, std::string> s) { j.spec.cluster_selector = s; }
+void selector(RayJob& j, FlatMap<std::string> s) { j.spec.cluster_selector = std::move(s); }
 void strategy_legacy(RayJob& j, std::optional<std::string> s, std::optional<std::string> f) {
   DeletionStrategy ds;
   ds.has_on_success = s.has_value();

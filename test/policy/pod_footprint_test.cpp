@@ -87,7 +87,7 @@ TEST(PodFootprint, ComputesWorstCaseTotals) {
       {"clusterSelector mode: only the submitter pod",
        [](RayJob& j) {
          j.spec.ray_cluster_spec.reset();
-         j.spec.cluster_selector = std::map<std::string, std::string>{{"ray.io/cluster", "c"}};
+         j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "c"}};
        },
        {{"requests.cpu", "500m"}, {"limits.memory", "1Gi"}, {"pods", "1"}, {"count/pods", "3"}}},
       {"custom submitterPodTemplate is used exactly",

@@ -6,7 +6,7 @@ namespace {
 
 void use_selector(RayJob& j) {
   j.spec.ray_cluster_spec.reset();
-  j.spec.cluster_selector = std::map<std::string, std::string>{{"ray.io/cluster", "shared"}};
+  j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "shared"}};
 }
 
 TEST(ClusterSelector, RefusedUnlessAllowed) {
@@ -19,7 +19,7 @@ TEST(ClusterSelector, RefusedUnlessAllowed) {
            {{"spec.clusterSelector", "the operator never deletes anything when the job ends"}}},
           {"clusterSelector next to rayClusterSpec still counts",
            [](RayJob& j, PolicyConfig&) {
-             j.spec.cluster_selector = std::map<std::string, std::string>{{"ray.io/cluster", "x"}};
+             j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "x"}};
            },
            {{"spec.clusterSelector", "describe the cluster in rayClusterSpec"}}},
           {"allowed by policy",
@@ -30,7 +30,7 @@ TEST(ClusterSelector, RefusedUnlessAllowed) {
            {}},
           {"empty map is not clusterSelector mode",
            [](RayJob& j, PolicyConfig&) {
-             j.spec.cluster_selector = std::map<std::string, std::string>{};
+             j.spec.cluster_selector = FlatMap<std::string>{};
            },
            {}},
       });

@@ -11,7 +11,7 @@ void version(PolicyConfig& p, int minor) { p.kuberay.version = {1, minor}; }
 std::vector<DeletionRule>& rules(RayJob& j) { return *j.spec.deletion_strategy->deletion_rules; }
 RayClusterSpec& rc(RayJob& j) { return *j.spec.ray_cluster_spec; }
 WorkerGroup& worker(RayJob& j) { return rc(j).worker_groups[0]; }
-void selector(RayJob& j, std::map<std::string, std::string> s) { j.spec.cluster_selector = s; }
+void selector(RayJob& j, FlatMap<std::string> s) { j.spec.cluster_selector = std::move(s); }
 void selector_mode(RayJob& j) {
   j.spec.ray_cluster_spec.reset();
   selector(j, {{"ray.io/cluster", "shared"}});

@@ -162,7 +162,7 @@ TEST(QuotaFit, Table) {
       {"clusterSelector mode counts only the submitter pod",
        [](RayJob& j, PolicyConfig& p, std::string&) {
          j.spec.ray_cluster_spec.reset();
-         j.spec.cluster_selector = std::map<std::string, std::string>{{"ray.io/cluster", "c"}};
+         j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "c"}};
          p.quota.namespaces["tenant-a"] = {{"requests.cpu", q("400m")}};
        },
        {{"spec", {"requests.cpu is 500m, over the namespace \"tenant-a\" quota of 400m"}}}},

@@ -103,7 +103,7 @@ TEST(ReapSelf, DeletionRulesMode) {
           {"clusterSelector mode still checks its own fields",
            [](RayJob& j, PolicyConfig&) {
              j.spec.ray_cluster_spec.reset();
-             j.spec.cluster_selector = std::map<std::string, std::string>{{"ray.io/cluster", "c"}};
+             j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "c"}};
              erase_rule(j, 0);
            },
            {{kRules, "jobStatus SUCCEEDED"}}},

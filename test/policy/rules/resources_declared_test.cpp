@@ -173,7 +173,7 @@ TEST(ResourcesDeclared, Table) {
       {"clusterSelector mode with the default submitter",
        [](RayJob& j) {
          j.spec.ray_cluster_spec.reset();
-         j.spec.cluster_selector = std::map<std::string, std::string>{{"ray.io/cluster", "c"}};
+         j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "c"}};
        },
        {}},
   };
