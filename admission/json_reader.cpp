@@ -96,7 +96,7 @@ std::optional<std::string_view> duplicate_key(const Value& obj) {
 }
 
 // Returns the first object under `v` (depth first, members in order) that has a duplicate key,
-// or nullptr. Recursion is bounded: prescan() has capped nesting at kMaxDepth.
+// or nullptr. Recursion is bounded: the parse has capped nesting at kMaxDepth (DepthLimitedBuilder).
 const Value* find_duplicate(const Value& v) {
   if (v.IsObject()) {
     if (duplicate_key(v)) {
@@ -201,116 +201,140 @@ std::size_t utf8_sequence(const unsigned char* p, std::size_t left) {
   return 0;
 }
 
-// True when some byte of `w` is '"', '\\', NUL or >= 0x80 (the bytes that end a plain ASCII run
-// inside a string).
-bool has_string_special(std::uint64_t w) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
-  auto has_zero = [](std::uint64_t v) { return (v - kOnes) & ~v & kHigh; };
-  return ((has_zero(w ^ (kOnes * '"')) | has_zero(w ^ (kOnes * '\\')) | has_zero(w) | w) & kHigh) !=
-         0;
-}
-
-// One pass over the raw text before RapidJSON sees it: validates UTF-8 (so the parser can skip
-// its own, slower validation), rejects NUL bytes (never valid in JSON text; this lets the parser
-// read a NUL-terminated copy) and caps bracket nesting outside strings at kMaxDepth (so the
-// recursive parser and the duplicate-key walk have bounded depth). Up to the first syntax error,
-// its string tracking agrees with the parser's, so the parser can never nest deeper.
-Status prescan(std::string_view text) {
+// Checks the raw bytes before RapidJSON sees them: valid UTF-8 (overlongs, surrogates and code
+// points above U+10FFFF are rejected, so the parser can skip its own slower validation) and no NUL
+// byte (never valid in JSON text; this lets the parser read a NUL-terminated copy). Both are
+// properties of the bytes alone, wherever they are (outside strings only ASCII is valid JSON
+// anyway), so ASCII runs are skipped 16 or 8 bytes at a time.
+Status check_bytes(std::string_view text) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
-  std::size_t depth = 0;
-  bool in_string = false;
   std::size_t i = 0;
-  auto nul = [](std::size_t at) {
-    return invalid_argument("not valid JSON: NUL byte (at byte offset " + std::to_string(at) + ")");
-  };
-  auto bad_utf8 = [](std::size_t at) {
-    return invalid_argument("not valid JSON: invalid UTF-8 (at byte offset " + std::to_string(at) +
-                            ")");
-  };
   while (i < n) {
-    if (in_string) {
 #if defined(__SSE2__)
-      // 16 bytes at a time: stop at the first '"', '\\', NUL or non-ASCII byte.
-      const __m128i quote = _mm_set1_epi8('"');
-      const __m128i backslash = _mm_set1_epi8('\\');
-      const __m128i zero = _mm_setzero_si128();
-      while (i + 16 <= n) {
-        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-        const __m128i special =
-            _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                         _mm_or_si128(_mm_cmpeq_epi8(v, zero), v));
-        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(special));
-        if (mask != 0) {
-          i += static_cast<std::size_t>(__builtin_ctz(mask));
-          break;
-        }
-        i += 16;
-      }
-#endif
-      while (i + 8 <= n) {
-        std::uint64_t w;
-        std::memcpy(&w, p + i, sizeof w);
-        if (has_string_special(w)) {
-          break;
-        }
-        i += 8;
-      }
-      if (i >= n) {
+    const __m128i zero = _mm_setzero_si128();
+    while (i + 16 <= n) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, zero))));
+      if (mask != 0) {
+        i += static_cast<std::size_t>(__builtin_ctz(mask));
         break;
       }
-      const unsigned char c = p[i];
-      if (c == 0) {
-        return nul(i);
-      }
-      if (c == '"') {
-        in_string = false;
-        ++i;
-      } else if (c == '\\') {
-        // The escaped byte is ASCII in valid JSON; anything else is left to validation below.
-        i += (i + 1 < n && p[i + 1] < 0x80) ? 2 : 1;
-      } else if (c >= 0x80) {
-        const std::size_t len = utf8_sequence(p + i, n - i);
-        if (len == 0) {
-          return bad_utf8(i);
-        }
-        i += len;
-      } else {
-        ++i;
-      }
-      continue;
+      i += 16;
     }
-    const unsigned char c = p[i];
-    if (c == 0) {
-      return nul(i);
+#endif
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+    while (i + 8 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, p + i, sizeof w);
+      if ((((w - kOnes) & ~w) | w) & kHigh) {  // a NUL or a byte >= 0x80
+        break;
+      }
+      i += 8;
     }
-    if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > kMaxDepth) {
-        return invalid_argument("JSON nesting deeper than " + std::to_string(kMaxDepth) +
-                                " levels (at byte offset " + std::to_string(i) + ")");
-      }
-    } else if (c == ']' || c == '}') {
-      if (depth > 0) {
-        --depth;
-      }
-    } else if (c >= 0x80) {
-      const std::size_t len = utf8_sequence(p + i, n - i);
-      if (len == 0) {
-        return bad_utf8(i);
-      }
-      i += len;
-      continue;
+    for (; i < n && p[i] != 0 && p[i] < 0x80; ++i) {
     }
-    ++i;
+    if (i >= n) {
+      break;
+    }
+    if (p[i] == 0) {
+      return invalid_argument("not valid JSON: NUL byte (at byte offset " + std::to_string(i) +
+                              ")");
+    }
+    const std::size_t len = utf8_sequence(p + i, n - i);
+    if (len == 0) {
+      return invalid_argument("not valid JSON: invalid UTF-8 (at byte offset " +
+                              std::to_string(i) + ")");
+    }
+    i += len;
+  }
+  return {};
+}
+
+// RapidJSON's DOM builder (the Document itself is the SAX handler) with a cap on nesting. The
+// recursive parser calls StartObject/StartArray before it descends, so refusing the level past
+// kMaxDepth stops it at bounded recursion: 100k nested `[` never reach a deep stack. The
+// duplicate-key walk after the parse relies on the same bound.
+class DepthLimitedBuilder {
+ public:
+  explicit DepthLimitedBuilder(Document& doc) : doc_(doc) {}
+  bool too_deep() const { return too_deep_; }
+
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned u) { return doc_.Uint(u); }
+  bool Int64(std::int64_t i) { return doc_.Int64(i); }
+  bool Uint64(std::uint64_t u) { return doc_.Uint64(u); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
+    return doc_.RawNumber(s, n, copy);
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) { return doc_.String(s, n, copy); }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return doc_.Key(s, n, copy); }
+  bool StartObject() { return descend() && doc_.StartObject(); }
+  bool EndObject(rapidjson::SizeType members) {
+    --depth_;
+    return doc_.EndObject(members);
+  }
+  bool StartArray() { return descend() && doc_.StartArray(); }
+  bool EndArray(rapidjson::SizeType elements) {
+    --depth_;
+    return doc_.EndArray(elements);
+  }
+
+ private:
+  bool descend() {
+    if (++depth_ > kMaxDepth) {
+      too_deep_ = true;
+      return false;
+    }
+    return true;
+  }
+
+  Document& doc_;
+  std::size_t depth_ = 0;
+  bool too_deep_ = false;
+};
+
+// Fills `doc` from the NUL-terminated `text` (parsed in place when kInsitu: strings are then
+// unescaped inside `text` and point into it) and maps RapidJSON's error to ours.
+template <bool kInsitu>
+Status build_document(char* text, Document& doc) {
+  constexpr unsigned kFlags = kInsitu ? rapidjson::kParseInsituFlag : rapidjson::kParseDefaultFlags;
+  rapidjson::ParseResult result;
+  bool too_deep = false;
+  auto generator = [&](Document& d) {
+    DepthLimitedBuilder builder(d);
+    rapidjson::Reader reader;
+    if constexpr (kInsitu) {
+      rapidjson::InsituStringStream in(text);
+      result = reader.Parse<kFlags>(in, builder);
+    } else {
+      rapidjson::StringStream in(text);
+      result = reader.Parse<kFlags>(in, builder);
+    }
+    too_deep = builder.too_deep();
+    return !result.IsError();
+  };
+  doc.Populate(generator);
+  if (too_deep) {
+    // The parser stopped just after the opening bracket of the level that is one too deep.
+    return invalid_argument("JSON nesting deeper than " + std::to_string(kMaxDepth) +
+                            " levels (at byte offset " + std::to_string(result.Offset() - 1) +
+                            ")");
+  }
+  if (result.IsError()) {
+    return invalid_argument(std::string("not valid JSON: ") +
+                            rapidjson::GetParseError_En(result.Code()) + " (at byte offset " +
+                            std::to_string(result.Offset()) + ")");
   }
   return {};
 }
 
 // RapidJSON reads a NUL-terminated copy of the text: its fast string stream needs the terminator
-// (the (pointer, length) overload goes through a slower bounds-checked stream). prescan() has
+// (the (pointer, length) overload goes through a slower bounds-checked stream). check_bytes() has
 // ruled out NUL bytes inside the text, so the terminator is the only one. The padding would keep
 // RapidJSON's 16-byte SIMD scans inside the allocation; they are not enabled
 // (admission/CMakeLists.txt says why).
@@ -319,12 +343,6 @@ constexpr std::size_t kPadding = 16;
 void copy_terminated(std::string_view text, char* out) {
   std::memcpy(out, text.data(), text.size());
   std::memset(out + text.size(), 0, kPadding);
-}
-
-Error syntax_error(const Document& doc) {
-  return invalid_argument(std::string("not valid JSON: ") +
-                          rapidjson::GetParseError_En(doc.GetParseError()) + " (at byte offset " +
-                          std::to_string(doc.GetErrorOffset()) + ")");
 }
 
 // parse_in_place() sizes the pool's first chunk from the text: Kubernetes JSON has about one
@@ -340,16 +358,11 @@ std::size_t text_bytes_for(std::size_t text_size) {
 }  // namespace
 
 Result<Document> parse(std::string_view text, const char* root) {
-  RJG_RETURN_IF_ERROR(prescan(text));
+  RJG_RETURN_IF_ERROR(check_bytes(text));
   const std::unique_ptr<char[]> terminated(new char[text.size() + kPadding]);
   copy_terminated(text, terminated.get());
-  // prescan() has validated UTF-8, bounded the depth and ruled out NUL bytes, so the plain
-  // recursive parser without encoding validation is safe.
   Document doc;
-  doc.Parse<rapidjson::kParseDefaultFlags>(terminated.get());
-  if (doc.HasParseError()) {
-    return syntax_error(doc);
-  }
+  RJG_RETURN_IF_ERROR(build_document<false>(terminated.get(), doc));
   RJG_RETURN_IF_ERROR(check_duplicates(doc, root));
   return doc;
 }
@@ -361,17 +374,14 @@ ParsedJson::ParsedJson(std::size_t text_bytes, std::size_t pool_bytes)
       doc_(pool_.get()) {}
 
 Result<ParsedJson> parse_in_place(std::string_view text, const char* root) {
-  RJG_RETURN_IF_ERROR(prescan(text));
+  RJG_RETURN_IF_ERROR(check_bytes(text));
   // One allocation holds the terminated text and the pool's first chunk (operator new[] aligns
   // to 16 bytes, and text_bytes_for() keeps the pool at a multiple of 16 after it).
   const std::size_t text_bytes = text_bytes_for(text.size());
   const std::size_t pool_bytes = pool_bytes_for(text.size());
   ParsedJson out(text_bytes, pool_bytes);
   copy_terminated(text, out.storage_.get());
-  out.doc_.ParseInsitu<rapidjson::kParseDefaultFlags>(out.storage_.get());
-  if (out.doc_.HasParseError()) {
-    return syntax_error(out.doc_);
-  }
+  RJG_RETURN_IF_ERROR(build_document<true>(out.storage_.get(), out.doc_));
   RJG_RETURN_IF_ERROR(check_duplicates(out.doc_, root));
   return out;
 }
