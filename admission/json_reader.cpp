@@ -66,13 +66,33 @@ std::string_view key_of(const Value::Member& m) {
   return {m.name.GetString(), m.name.GetStringLength()};
 }
 
-// Returns the first key of `obj` that appears twice, or nullopt.
+// A cheap hash of a key for duplicate detection: its length and its first and last 8 bytes.
+// Equal keys always hash equal; a collision only costs a full comparison.
+std::uint64_t key_hash(std::string_view k) {
+  std::uint64_t h = (k.size() + 1) * 0x9E3779B97F4A7C15ULL;
+  if (k.size() >= 8) {
+    std::uint64_t head;
+    std::uint64_t tail;
+    std::memcpy(&head, k.data(), sizeof head);
+    std::memcpy(&tail, k.data() + k.size() - sizeof tail, sizeof tail);
+    h ^= head * 0xC2B2AE3D27D4EB4FULL;
+    h = (h ^ (h >> 29) ^ tail) * 0x165667B19E3779F9ULL;
+  } else {
+    for (const char c : k) {
+      h = (h ^ static_cast<unsigned char>(c)) * 0x100000001B3ULL;
+    }
+  }
+  return h ^ (h >> 32);
+}
+
+// Returns the first key of `obj` that appears twice, or nullopt. Small objects compare every
+// pair; objects up to 256 members use an open-addressing table on the stack; bigger ones sort.
 std::optional<std::string_view> duplicate_key(const Value& obj) {
-  const auto n = obj.MemberEnd() - obj.MemberBegin();
+  const auto n = static_cast<std::size_t>(obj.MemberEnd() - obj.MemberBegin());
   if (n < 2) {
     return std::nullopt;
   }
-  if (n <= 16) {
+  if (n <= 8) {
     for (auto a = obj.MemberBegin(); a != obj.MemberEnd(); ++a) {
       for (auto b = a + 1; b != obj.MemberEnd(); ++b) {
         if (key_of(*a) == key_of(*b)) {
@@ -82,8 +102,30 @@ std::optional<std::string_view> duplicate_key(const Value& obj) {
     }
     return std::nullopt;
   }
+  if (n <= 256) {
+    std::size_t size = 32;
+    while (size < 2 * n) {
+      size *= 2;
+    }
+    std::uint16_t slots[512];  // member index + 1; 0 is empty
+    std::fill_n(slots, size, std::uint16_t{0});
+    const auto* members = &*obj.MemberBegin();
+    for (std::size_t m = 0; m < n; ++m) {
+      const std::string_view key = key_of(members[m]);
+      for (std::size_t s = key_hash(key) & (size - 1);; s = (s + 1) & (size - 1)) {
+        if (slots[s] == 0) {
+          slots[s] = static_cast<std::uint16_t>(m + 1);
+          break;
+        }
+        if (key_of(members[slots[s] - 1]) == key) {
+          return key;
+        }
+      }
+    }
+    return std::nullopt;
+  }
   std::vector<std::string_view> keys;
-  keys.reserve(static_cast<std::size_t>(n));
+  keys.reserve(n);
   for (auto m = obj.MemberBegin(); m != obj.MemberEnd(); ++m) {
     keys.push_back(key_of(*m));
   }

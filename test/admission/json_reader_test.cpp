@@ -125,6 +125,26 @@ TEST(JsonReader, DuplicateKeyInLargeObjectIsRejected) {
   EXPECT_NE(doc.error().message.find("duplicate key \"k7\""), std::string::npos);
 }
 
+// duplicate_key has three strategies (pairs up to 8 members, a hash table up to 256, a sort
+// above); every size around the boundaries, with keys that share their first and last 8 bytes
+// (equal hashes), with and without a repeat.
+TEST(JsonReader, DuplicateKeysAreFoundAtEverySize) {
+  for (const int n : {2, 3, 8, 9, 17, 100, 255, 256, 257, 1000}) {
+    auto key = [](int i) { return "example.com/" + std::to_string(1000 + i) + "/annotation"; };
+    std::string distinct = "{";
+    for (int i = 0; i < n; ++i) {
+      distinct += (i ? "," : "") + ("\"" + key(i) + "\":" + std::to_string(i));
+    }
+    SCOPED_TRACE(n);
+    EXPECT_TRUE(parse(distinct + "}").ok());
+    for (const int repeat : {0, n / 2, n - 1}) {
+      auto doc = parse(distinct + ",\"" + key(repeat) + "\":0}");
+      ASSERT_FALSE(doc.ok()) << repeat;
+      EXPECT_EQ(doc.error().message, "(document): duplicate key \"" + key(repeat) + "\"");
+    }
+  }
+}
+
 TEST(JsonReader, DuplicateKeyInsideArrayElementNamesTheIndex) {
   auto doc = parse(R"({"items":[{},{"a":1,"a":2}]})", "x");
   ASSERT_FALSE(doc.ok());
