@@ -234,17 +234,14 @@ bool match_segment(std::string_view pattern, std::size_t pb, std::size_t pe, std
   return p == pe;
 }
 
-void add_template(const PodTemplate& t, const std::string& spec_field, std::vector<ImageUse>& out) {
-  for (std::size_t i = 0; i < t.containers.size(); ++i) {
-    if (!t.containers[i].image.empty()) {
-      out.push_back(
-          {spec_field + ".containers[" + std::to_string(i) + "].image", t.containers[i].image});
-    }
-  }
-  for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
-    if (!t.init_containers[i].image.empty()) {
-      out.push_back({spec_field + ".initContainers[" + std::to_string(i) + "].image",
-                     t.init_containers[i].image});
+void add_template(const PodTemplate& t, ImageUse::Where where, std::size_t group,
+                  std::vector<ImageUse>& out) {
+  for (const bool init : {false, true}) {
+    const std::vector<Container>& list = init ? t.init_containers : t.containers;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (!list[i].image.empty()) {
+        out.push_back({list[i].image, where, group, init, i});
+      }
     }
   }
 }
@@ -415,27 +412,44 @@ bool image_matches(std::string_view pattern, std::string_view image) {
   return ImageSpellings(image).matched_by(pattern);
 }
 
+std::string ImageUse::field() const {
+  std::string out;
+  switch (where) {
+    case Where::kHead:
+      out = "spec.rayClusterSpec.headGroupSpec.template.spec";
+      break;
+    case Where::kWorkerGroup:
+      out = "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(group) + "].template.spec";
+      break;
+    case Where::kSubmitter:
+      out = "spec.submitterPodTemplate.spec";
+      break;
+    case Where::kAutoscaler:
+      return "spec.rayClusterSpec.autoscalerOptions.image";
+  }
+  out += init_container ? ".initContainers[" : ".containers[";
+  out += std::to_string(container) + "].image";
+  return out;
+}
+
 std::vector<ImageUse> images_that_run(const RayJob& job) {
   std::vector<ImageUse> out;
   const RayJobSpec& spec = job.spec;
   if (spec.ray_cluster_spec) {
     const RayClusterSpec& rc = *spec.ray_cluster_spec;
-    add_template(rc.head.pod_template, "spec.rayClusterSpec.headGroupSpec.template.spec", out);
+    add_template(rc.head.pod_template, ImageUse::Where::kHead, 0, out);
     for (std::size_t i = 0; i < rc.worker_groups.size(); ++i) {
-      add_template(rc.worker_groups[i].pod_template,
-                   "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].template.spec",
-                   out);
+      add_template(rc.worker_groups[i].pod_template, ImageUse::Where::kWorkerGroup, i, out);
     }
   }
   if (spec.submitter_pod_template && spec.submission_mode.value_or("K8sJobMode") == "K8sJobMode") {
-    add_template(*spec.submitter_pod_template, "spec.submitterPodTemplate.spec", out);
+    add_template(*spec.submitter_pod_template, ImageUse::Where::kSubmitter, 0, out);
   }
   if (spec.ray_cluster_spec && spec.ray_cluster_spec->enable_in_tree_autoscaling.value_or(false) &&
       spec.ray_cluster_spec->autoscaler_options &&
       spec.ray_cluster_spec->autoscaler_options->image &&
       !spec.ray_cluster_spec->autoscaler_options->image->empty()) {
-    out.push_back({"spec.rayClusterSpec.autoscalerOptions.image",
-                   *spec.ray_cluster_spec->autoscaler_options->image});
+    out.push_back({*spec.ray_cluster_spec->autoscaler_options->image, ImageUse::Where::kAutoscaler});
   }
   return out;
 }

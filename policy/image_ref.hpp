@@ -58,12 +58,23 @@ class ImageSpellings {
   std::vector<std::string> others_;  // other spellings of the same image, none equal to image_
 };
 
-// One image a RayJob will run, with the field that sets it.
+// One image a RayJob will run, with the field that sets it. Points into the RayJob it was taken
+// from, which must outlive it. The field path is built only when asked for (for a finding).
 struct ImageUse {
-  // "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image",
-  // "spec.rayClusterSpec.autoscalerOptions.image", ...
-  std::string field;
-  std::string image;  // as written; never empty (containers without an image are skipped)
+  std::string_view image;  // as written; never empty (containers without an image are skipped)
+
+  // Where it is set: a container list of a pod template, or autoscalerOptions.image.
+  enum class Where { kHead, kWorkerGroup, kSubmitter, kAutoscaler };
+  Where where = Where::kHead;
+  std::size_t group = 0;           // kWorkerGroup: index into workerGroupSpecs
+  bool init_container = false;     // initContainers instead of containers
+  std::size_t container = 0;       // index into that list
+
+  // Returns the field path: "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image",
+  // "spec.rayClusterSpec.workerGroupSpecs[1].template.spec.initContainers[0].image",
+  // "spec.submitterPodTemplate.spec.containers[0].image",
+  // "spec.rayClusterSpec.autoscalerOptions.image".
+  std::string field() const;
 };
 
 // Returns every image that will run for `job`, in a fixed order: head containers then head init

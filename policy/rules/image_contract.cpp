@@ -143,7 +143,7 @@ void check_image_contract(const RuleContext& ctx, Findings& out) {
     if (denied == nullptr && matches_any(images.allow, image)) {
       continue;
     }
-    const std::string quoted = "\"" + use.image + "\"";
+    const std::string quoted = "\"" + std::string(use.image) + "\"";
     std::string message;
     if (denied != nullptr) {
       message = quoted + " " + denied->reason + "; " + contract();
@@ -166,7 +166,7 @@ void check_image_contract(const RuleContext& ctx, Findings& out) {
       }
     }
     out.push_back(
-        {RuleId::kImageContract, Finding::Kind::kViolation, use.field, std::move(message)});
+        {RuleId::kImageContract, Finding::Kind::kViolation, use.field(), std::move(message)});
   }
 }
 

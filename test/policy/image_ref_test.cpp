@@ -164,23 +164,23 @@ TEST(ImageRef, ListsTheImagesThatRun) {
 
   std::vector<ImageUse> uses = images_that_run(j);
   ASSERT_EQ(uses.size(), 4u);  // autoscaler image unused while autoscaling is off
-  EXPECT_EQ(uses[0].field, "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image");
-  EXPECT_EQ(uses[1].field,
+  EXPECT_EQ(uses[0].field(), "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image");
+  EXPECT_EQ(uses[1].field(),
             "spec.rayClusterSpec.headGroupSpec.template.spec.initContainers[0].image");
   EXPECT_EQ(uses[1].image, "busybox:1.36");
-  EXPECT_EQ(uses[2].field,
+  EXPECT_EQ(uses[2].field(),
             "spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].image");
-  EXPECT_EQ(uses[3].field, "spec.submitterPodTemplate.spec.containers[0].image");
+  EXPECT_EQ(uses[3].field(), "spec.submitterPodTemplate.spec.containers[0].image");
 
   j.spec.ray_cluster_spec->enable_in_tree_autoscaling = true;
   uses = images_that_run(j);
   ASSERT_EQ(uses.size(), 5u);
-  EXPECT_EQ(uses[4].field, "spec.rayClusterSpec.autoscalerOptions.image");
+  EXPECT_EQ(uses[4].field(), "spec.rayClusterSpec.autoscalerOptions.image");
 
   j.spec.submission_mode = "HTTPMode";  // the template is never used
   uses = images_that_run(j);
   ASSERT_EQ(uses.size(), 4u);
-  EXPECT_EQ(uses[3].field, "spec.rayClusterSpec.autoscalerOptions.image");
+  EXPECT_EQ(uses[3].field(), "spec.rayClusterSpec.autoscalerOptions.image");
 }
 
 }  // namespace
