@@ -2,6 +2,7 @@
 // limits for every extended resource it requests, and only quantities Kubernetes accepts;
 // otherwise the namespace's ResourceQuota refuses its pods after the RayJob was admitted.
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "policy/quantity.hpp"
@@ -49,9 +50,12 @@ void report(Findings& out, std::string field, std::string message) {
                  std::move(message)});
 }
 
-// Checks one resource block. `what` names the container for messages (`container "ray-head"`).
-void check_block(const std::string& what, const std::optional<ResourceList>& requests,
-                 const std::optional<ResourceList>& limits, const std::string& resources_field,
+// Checks one resource block. `what_of()` names the container for messages (`container
+// "ray-head"`) and `field_of()` is the block's field path; both are called only for a finding, so
+// that a compliant RayJob builds no strings.
+template <typename WhatOf, typename FieldOf>
+void check_block(const WhatOf& what_of, const std::optional<ResourceList>& requests,
+                 const std::optional<ResourceList>& limits, const FieldOf& field_of,
                  Findings& out) {
   // Bad quantities first: they are what the apiserver itself would refuse.
   for (const auto* list : {&requests, &limits}) {
@@ -61,8 +65,8 @@ void check_block(const std::string& what, const std::optional<ResourceList>& req
     const char* which = list == &requests ? "requests" : "limits";
     for (const auto& [name, text] : **list) {
       if (!Quantity::parse(text)) {
-        report(out, resources_field + "." + which + "." + name,
-               what + ": \"" + text +
+        report(out, field_of() + "." + which + "." + name,
+               what_of() + ": \"" + text +
                    "\" is not a Kubernetes quantity; write it like \"2\", \"500m\", "
                    "\"8Gi\" or \"1e3\" (no spaces, units Ki Mi Gi Ti or k M G T, m for milli)");
       }
@@ -71,8 +75,8 @@ void check_block(const std::string& what, const std::optional<ResourceList>& req
   const bool has_requests = requests && !requests->empty();
   const bool has_limits = limits && !limits->empty();
   if (!has_requests && !has_limits) {
-    report(out, resources_field,
-           what +
+    report(out, field_of(),
+           what_of() +
                " sets no resources; set resources.requests.cpu, resources.requests.memory, "
                "resources.limits.cpu and resources.limits.memory; " +
                why(4));
@@ -96,6 +100,11 @@ void check_block(const std::string& what, const std::optional<ResourceList>& req
       }
     }
   }
+  if (missing_requests.empty() && missing_limits.empty() && extended_without_limit.empty()) {
+    return;
+  }
+  const std::string what = what_of();
+  const std::string resources_field = field_of();
   if (!missing_requests.empty()) {
     const std::string field = missing_requests.size() == 1 && has_requests
                                   ? resources_field + ".requests." + missing_requests[0]
@@ -123,18 +132,29 @@ void check_block(const std::string& what, const std::optional<ResourceList>& req
   }
 }
 
-void check_template(const PodTemplate& t, const std::string& spec_field, const std::string& note,
+// Checks every container of `t`; `spec_field_of()` returns the template's spec field path.
+template <typename SpecFieldOf>
+void check_template(const PodTemplate& t, const SpecFieldOf& spec_field_of, std::string_view note,
                     Findings& out) {
-  for (std::size_t i = 0; i < t.containers.size(); ++i) {
-    const Container& c = t.containers[i];
-    check_block("container \"" + c.name + "\"" + note, c.requests, c.limits,
-                spec_field + ".containers[" + std::to_string(i) + "].resources", out);
+  for (const bool init : {false, true}) {
+    const std::vector<Container>& list = init ? t.init_containers : t.containers;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const Container& c = list[i];
+      const auto what_of = [&] {
+        return (init ? "init container \"" : "container \"") + c.name + "\"" + std::string(note);
+      };
+      const auto field_of = [&] {
+        return spec_field_of() + (init ? ".initContainers[" : ".containers[") +
+               std::to_string(i) + "].resources";
+      };
+      check_block(what_of, c.requests, c.limits, field_of, out);
+    }
   }
-  for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
-    const Container& c = t.init_containers[i];
-    check_block("init container \"" + c.name + "\"" + note, c.requests, c.limits,
-                spec_field + ".initContainers[" + std::to_string(i) + "].resources", out);
-  }
+}
+
+// A field path known when the code is written, as a callable for check_template/check_block.
+auto fixed(const char* path) {
+  return [path] { return std::string(path); };
 }
 
 }  // namespace
@@ -143,28 +163,28 @@ void check_resources_declared(const RuleContext& ctx, Findings& out) {
   const RayJobSpec& spec = ctx.job.spec;
   if (spec.ray_cluster_spec) {
     const RayClusterSpec& rc = *spec.ray_cluster_spec;
-    check_template(rc.head.pod_template, "spec.rayClusterSpec.headGroupSpec.template.spec", "",
-                   out);
+    check_template(rc.head.pod_template, fixed("spec.rayClusterSpec.headGroupSpec.template.spec"),
+                   "", out);
     for (std::size_t i = 0; i < rc.worker_groups.size(); ++i) {
-      check_template(
-          rc.worker_groups[i].pod_template,
-          "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].template.spec", "", out);
+      const auto spec_field_of = [i] {
+        return "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].template.spec";
+      };
+      check_template(rc.worker_groups[i].pod_template, spec_field_of, "", out);
     }
     // KubeRay's autoscaler defaults set everything; an override replaces them wholesale.
     const bool autoscaling = rc.enable_in_tree_autoscaling.value_or(false);
     if (autoscaling && rc.autoscaler_options &&
         (rc.autoscaler_options->requests || rc.autoscaler_options->limits)) {
-      check_block(
-          "the autoscaler container (autoscalerOptions.resources replaces KubeRay's "
-          "defaults)",
-          rc.autoscaler_options->requests, rc.autoscaler_options->limits,
-          "spec.rayClusterSpec.autoscalerOptions.resources", out);
+      check_block(fixed("the autoscaler container (autoscalerOptions.resources replaces "
+                        "KubeRay's defaults)"),
+                  rc.autoscaler_options->requests, rc.autoscaler_options->limits,
+                  fixed("spec.rayClusterSpec.autoscalerOptions.resources"), out);
     }
   }
   // KubeRay uses a submitterPodTemplate verbatim, without default resources, and only in
   // K8sJobMode (SidecarMode refuses it; HTTPMode and InteractiveMode never create the pod).
   if (spec.submitter_pod_template && spec.submission_mode.value_or("K8sJobMode") == "K8sJobMode") {
-    check_template(*spec.submitter_pod_template, "spec.submitterPodTemplate.spec",
+    check_template(*spec.submitter_pod_template, fixed("spec.submitterPodTemplate.spec"),
                    " (KubeRay adds no default resources to a submitterPodTemplate)", out);
   }
 }
