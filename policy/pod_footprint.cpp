@@ -53,11 +53,16 @@ bool is_hugepages_resource(std::string_view name) {
 
 // Names the `resources` field of one container; the string is built only for an error.
 struct ResourcesField {
-  std::string_view prefix;     // "spec.rayClusterSpec.autoscalerOptions.resources" or a spec field
+  // "spec.rayClusterSpec.autoscalerOptions.resources" or a pod template's spec field; for a
+  // worker group (group >= 0) the field is built from the group's index instead.
+  std::string_view prefix;
+  int group = -1;
   const char* list = nullptr;  // "containers" / "initContainers", or nullptr when prefix is whole
   std::size_t index = 0;
   std::string str() const {
-    std::string out(prefix);
+    std::string out = group < 0 ? std::string(prefix)
+                                : "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(group) +
+                                      "].template.spec";
     if (list != nullptr) {
       out += std::string(".") + list + "[" + std::to_string(index) + "].resources";
     }
@@ -136,16 +141,19 @@ struct PodBuilder {
   }
 };
 
-void add_template(PodBuilder& pod, const PodTemplate& t, const std::string& spec_field,
+// Adds the containers of `t`, whose spec field is `spec_field` (or, for worker group `group` >=
+// 0, spec.rayClusterSpec.workerGroupSpecs[group].template.spec).
+void add_template(PodBuilder& pod, const PodTemplate& t, std::string_view spec_field, int group,
                   std::vector<QuantityError>& errors) {
   for (std::size_t i = 0; i < t.containers.size(); ++i) {
     const Container& c = t.containers[i];
-    pod.add_app(container_resources(c.requests, c.limits, {spec_field, "containers", i}, errors));
+    pod.add_app(
+        container_resources(c.requests, c.limits, {spec_field, group, "containers", i}, errors));
   }
   for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
     const Container& c = t.init_containers[i];
-    pod.add_init(
-        container_resources(c.requests, c.limits, {spec_field, "initContainers", i}, errors));
+    pod.add_init(container_resources(c.requests, c.limits,
+                                     {spec_field, group, "initContainers", i}, errors));
   }
 }
 
@@ -223,6 +231,31 @@ std::string canonical_quota_key(std::string_view key) {
   return std::string(key);
 }
 
+std::string FootprintPart::label() const {
+  switch (kind) {
+    case Kind::kHead:
+      return "head pod";
+    case Kind::kWorkerGroup:
+      return "worker group \"" + std::string(group_name) + "\"";
+    case Kind::kSubmitter:
+      return submitter_template ? "submitter pod"
+                                : "submitter pod (KubeRay's default ray-job-submitter)";
+  }
+  return {};
+}
+
+std::string FootprintPart::field() const {
+  switch (kind) {
+    case Kind::kHead:
+      return "spec.rayClusterSpec.headGroupSpec";
+    case Kind::kWorkerGroup:
+      return "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(worker_index) + "]";
+    case Kind::kSubmitter:
+      return submitter_template ? "spec.submitterPodTemplate" : "spec";
+  }
+  return {};
+}
+
 Quantity PodFootprint::amount(std::string_view key) const {
   Quantity sum;
   for (const FootprintPart& p : parts) {
@@ -261,12 +294,10 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
 
     FootprintPart head;
     head.kind = FootprintPart::Kind::kHead;
-    head.label = "head pod";
-    head.field = "spec.rayClusterSpec.headGroupSpec";
     head.pods = 1;
     head.counted_pods = 1;
     PodBuilder pod;
-    add_template(pod, rc.head.pod_template, "spec.rayClusterSpec.headGroupSpec.template.spec",
+    add_template(pod, rc.head.pod_template, "spec.rayClusterSpec.headGroupSpec.template.spec", -1,
                  fp.errors);
     if (autoscaling) {
       pod.add_app(autoscaler_container(rc, fp.errors));
@@ -281,9 +312,8 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
       const WorkerGroup& g = rc.worker_groups[i];
       FootprintPart part;
       part.kind = FootprintPart::Kind::kWorkerGroup;
-      part.label = "worker group \"" + g.group_name + "\"";
-      part.field = "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "]";
       part.worker_index = static_cast<int>(i);
+      part.group_name = g.group_name;
       part.autoscaling = autoscaling;
       part.unbounded_max_replicas = autoscaling && !g.suspend.value_or(false) &&
                                     g.max_replicas.value_or(kCrdMaxReplicas) >= kCrdMaxReplicas;
@@ -291,7 +321,7 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
       part.pods = saturating_mul(worker_replicas(g, autoscaling), hosts);
       part.counted_pods = part.pods;
       PodBuilder wpod;
-      add_template(wpod, g.pod_template, part.field + ".template.spec", fp.errors);
+      add_template(wpod, g.pod_template, {}, static_cast<int>(i), fp.errors);
       part.per_pod = wpod.effective();
       fp.parts.push_back(std::move(part));
     }
@@ -300,7 +330,6 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
   if (mode == "K8sJobMode") {
     FootprintPart sub;
     sub.kind = FootprintPart::Kind::kSubmitter;
-    sub.label = "submitter pod";
     sub.pods = 1;
     // The submitter Job keeps its failed pods (restartPolicy Never) until the Job is deleted, so
     // count/pods may hold one pod per attempt: submitterConfig.backoffLimit (KubeRay's default
@@ -309,16 +338,15 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
         std::max<std::int64_t>(0, spec.submitter_backoff_limit.value_or(2));
     sub.counted_pods = retries == std::numeric_limits<std::int64_t>::max() ? retries : retries + 1;
     if (spec.submitter_pod_template) {
-      sub.field = "spec.submitterPodTemplate";
+      sub.submitter_template = true;
       if (spec.submitter_pod_template->restart_policy.value_or("Never") == "OnFailure") {
         sub.counted_pods = 1;
       }
       PodBuilder spod;
-      add_template(spod, *spec.submitter_pod_template, "spec.submitterPodTemplate.spec", fp.errors);
+      add_template(spod, *spec.submitter_pod_template, "spec.submitterPodTemplate.spec", -1,
+                   fp.errors);
       sub.per_pod = spod.effective();
     } else {
-      sub.field = "spec";
-      sub.label = "submitter pod (KubeRay's default ray-job-submitter)";
       sub.per_pod = default_submitter_container();
     }
     fp.parts.push_back(std::move(sub));

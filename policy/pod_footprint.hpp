@@ -41,14 +41,12 @@ struct PodResources {
 struct FootprintPart {
   enum class Kind { kHead, kWorkerGroup, kSubmitter };
   Kind kind = Kind::kHead;
-  // For messages: `head pod`, `worker group "small-group"`, `submitter pod`.
-  std::string label;
-  // Where the part is declared: "spec.rayClusterSpec.headGroupSpec",
-  // "spec.rayClusterSpec.workerGroupSpecs[1]", "spec.submitterPodTemplate", or "spec" for the
-  // default submitter KubeRay adds.
-  std::string field;
   // Index into spec.rayClusterSpec.workerGroupSpecs for kWorkerGroup, else -1.
   int worker_index = -1;
+  // kWorkerGroup: the group's name, pointing into the RayJob (which must outlive the part).
+  std::string_view group_name;
+  // kSubmitter: the pod comes from spec.submitterPodTemplate (else KubeRay's default submitter).
+  bool submitter_template = false;
   // Pods that may run at the same time (saturating).
   std::int64_t pods = 0;
   // Pods the part may leave in `count/pods` (terminal ones included): for the K8sJobMode
@@ -60,6 +58,14 @@ struct FootprintPart {
   // Worker groups only: the group scales with the in-tree autoscaler (worst case maxReplicas).
   bool autoscaling = false;
   PodResources per_pod;
+
+  // For messages: `head pod`, `worker group "small-group"`, `submitter pod`, `submitter pod
+  // (KubeRay's default ray-job-submitter)`.
+  std::string label() const;
+  // Where the part is declared: "spec.rayClusterSpec.headGroupSpec",
+  // "spec.rayClusterSpec.workerGroupSpecs[1]", "spec.submitterPodTemplate", or "spec" for the
+  // default submitter KubeRay adds.
+  std::string field() const;
 };
 
 // A quantity Kubernetes would not accept, found while computing the footprint. It contributes
@@ -84,7 +90,8 @@ struct PodFootprint {
   static Quantity part_amount(const FootprintPart& p, std::string_view key);
 };
 
-// Computes the worst-case footprint of `job` (see kuberay-rayjob.md §8):
+// Computes the worst-case footprint of `job` (see kuberay-rayjob.md §8). The parts point into
+// `job`, which must outlive the result:
 // - head pod (when rayClusterSpec is set): its containers, plus the autoscaler sidecar when
 //   enableInTreeAutoscaling is true (500m/512Mi requests = limits unless
 //   autoscalerOptions.resources is given, which then replaces them), plus in SidecarMode the

@@ -33,16 +33,16 @@ Quantity per_pod(const FootprintPart& p, const std::string& canonical) {
 std::string describe(const FootprintPart& p, const std::string& canonical, const Quantity& amount) {
   if (canonical == "count/pods" && p.kind == FootprintPart::Kind::kSubmitter &&
       p.counted_pods != p.pods) {
-    return p.label + " " + std::to_string(p.counted_pods) +
+    return p.label() + " " + std::to_string(p.counted_pods) +
            " (a failed submitter pod stays until its Job is deleted, one per attempt)";
   }
   if (is_pod_count_key(canonical)) {
-    return p.label + " " + amount.to_string() + (p.pods == 1 ? " pod" : " pods");
+    return p.label() + " " + amount.to_string() + (p.pods == 1 ? " pod" : " pods");
   }
   if (p.pods == 1) {
-    return p.label + " " + amount.to_string();
+    return p.label() + " " + amount.to_string();
   }
-  return p.label + " " + std::to_string(p.pods) + " pods x " + per_pod(p, canonical).to_string() +
+  return p.label() + " " + std::to_string(p.pods) + " pods x " + per_pod(p, canonical).to_string() +
          " = " + amount.to_string();
 }
 
@@ -108,8 +108,8 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
       }
     }
     if (unbounded != nullptr) {
-      field = unbounded->field + ".maxReplicas";
-      advice = unbounded->label + " autoscales up to maxReplicas " +
+      field = unbounded->field() + ".maxReplicas";
+      advice = unbounded->label() + " autoscales up to maxReplicas " +
                std::to_string(kCrdMaxReplicas) +
                " (the CRD default when it is not set); set maxReplicas so that the worst case fits";
     } else if (is_pod_count_key(canonical)) {

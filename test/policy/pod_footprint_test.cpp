@@ -221,17 +221,17 @@ TEST(PodFootprint, BreaksDownByPart) {
   const PodFootprint fp = compute_pod_footprint(j);
   ASSERT_EQ(fp.parts.size(), 3u);
   EXPECT_EQ(fp.parts[0].kind, FootprintPart::Kind::kHead);
-  EXPECT_EQ(fp.parts[0].field, "spec.rayClusterSpec.headGroupSpec");
+  EXPECT_EQ(fp.parts[0].field(), "spec.rayClusterSpec.headGroupSpec");
   EXPECT_EQ(fp.parts[0].per_pod.requests.at("cpu"), q("1500m"));  // with the sidecar
   EXPECT_EQ(fp.parts[1].kind, FootprintPart::Kind::kWorkerGroup);
-  EXPECT_EQ(fp.parts[1].label, "worker group \"small-group\"");
-  EXPECT_EQ(fp.parts[1].field, "spec.rayClusterSpec.workerGroupSpecs[0]");
+  EXPECT_EQ(fp.parts[1].label(), "worker group \"small-group\"");
+  EXPECT_EQ(fp.parts[1].field(), "spec.rayClusterSpec.workerGroupSpecs[0]");
   EXPECT_EQ(fp.parts[1].worker_index, 0);
   EXPECT_EQ(fp.parts[1].pods, 2147483647);
   EXPECT_TRUE(fp.parts[1].unbounded_max_replicas);
   EXPECT_EQ(PodFootprint::part_amount(fp.parts[1], "cpu"), q("4294967294"));
   EXPECT_EQ(fp.parts[2].kind, FootprintPart::Kind::kSubmitter);
-  EXPECT_EQ(fp.parts[2].field, "spec");
+  EXPECT_EQ(fp.parts[2].field(), "spec");
   EXPECT_EQ(fp.parts[2].counted_pods, 3);
 
   worker(j).max_replicas = 2147483647;  // written explicitly: still no real bound
