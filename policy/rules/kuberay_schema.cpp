@@ -207,22 +207,23 @@ void Checker::metadata() {
   if (!since(4) || name.empty()) {
     return;
   }
-  const std::string consequence =
-      since(5) ? "the KubeRay " + ver_ +
-                     " operator rejects this RayJob after admission and it stays in "
-                     "ValidationFailed, holding quota"
-               : "the KubeRay " + ver_ +
-                     " operator rejects this RayJob after admission and requeues it forever "
-                     "(Warning event InvalidRayJobMetadata), holding quota";
+  auto consequence = [this] {
+    return since(5) ? "the KubeRay " + ver_ +
+                          " operator rejects this RayJob after admission and it stays in "
+                          "ValidationFailed, holding quota"
+                    : "the KubeRay " + ver_ +
+                          " operator rejects this RayJob after admission and requeues it forever "
+                          "(Warning event InvalidRayJobMetadata), holding quota";
+  };
   if (name.size() > kMaxRayJobNameLength) {
     add("metadata.name", quoted(name) + " is " + std::to_string(name.size()) +
                              " characters, more than the 47 KubeRay allows (the RayCluster name "
                              "adds a 6-character suffix); " +
-                             consequence + "; use a name of at most 47 characters");
+                             consequence() + "; use a name of at most 47 characters");
   }
   if (!is_dns1035_label(name)) {
     add("metadata.name",
-        quoted(name) + " is not a DNS-1035 label; " + consequence +
+        quoted(name) + " is not a DNS-1035 label; " + consequence() +
             "; use lowercase letters, digits and '-', starting with a letter and ending with a "
             "letter or digit");
   }
