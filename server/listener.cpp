@@ -12,13 +12,12 @@ namespace rjg::server {
 namespace net = boost::asio;
 using tcp = net::ip::tcp;
 
-Listener::Listener(net::io_context& ioc, std::string name, AcceptFn on_accept)
-    : ioc_(ioc),
-      name_(std::move(name)),
+Listener::Listener(net::io_context& ioc, std::string name, PickFn pick, AcceptFn on_accept)
+    : name_(std::move(name)),
+      pick_(std::move(pick)),
       on_accept_(std::move(on_accept)),
-      strand_(net::make_strand(ioc)),
-      acceptor_(strand_),
-      retry_timer_(strand_) {}
+      acceptor_(ioc.get_executor()),
+      retry_timer_(ioc.get_executor()) {}
 
 Status Listener::open(const ListenAddress& address) {
   boost::system::error_code ec;
@@ -45,11 +44,11 @@ Status Listener::open(const ListenAddress& address) {
 }
 
 void Listener::run() {
-  net::post(strand_, [self = shared_from_this()] { self->do_accept(); });
+  net::post(acceptor_.get_executor(), [self = shared_from_this()] { self->do_accept(); });
 }
 
 void Listener::stop() {
-  net::post(strand_, [self = shared_from_this()] {
+  net::post(acceptor_.get_executor(), [self = shared_from_this()] {
     self->stopped_ = true;
     self->retry_timer_.cancel();
     boost::system::error_code ignored;
@@ -61,15 +60,15 @@ void Listener::do_accept() {
   if (stopped_) {
     return;
   }
-  // Each connection gets its own strand, so its handlers never run concurrently.
-  acceptor_.async_accept(
-      net::make_strand(ioc_),
-      [self = shared_from_this()](boost::system::error_code ec, tcp::socket socket) {
-        self->on_accept(ec, std::move(socket));
-      });
+  // The socket is bound to its own context from the start: all its handlers run on that
+  // context's one thread, so they never run concurrently.
+  acceptor_.async_accept(pick_().get_executor(),
+                         [self = shared_from_this()](boost::system::error_code ec, Socket socket) {
+                           self->on_accept(ec, std::move(socket));
+                         });
 }
 
-void Listener::on_accept(boost::system::error_code ec, tcp::socket socket) {
+void Listener::on_accept(boost::system::error_code ec, Socket socket) {
   if (ec == net::error::operation_aborted || stopped_) {
     return;
   }

@@ -1,29 +1,34 @@
-// Listener: binds one TCP address and runs an accept loop on its own strand. Each accepted socket
-// gets a fresh strand and is handed to `on_accept`. stop() closes the acceptor from any thread.
+// Listener: binds one TCP address and runs an accept loop on one io_context (one thread, so no
+// strand). Each accepted socket is bound to the context `pick` chooses (IoPool::next for the
+// HTTPS port) and handed to `on_accept`. stop() closes the acceptor from any thread.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
 
 #include "common/result.hpp"
+#include "server/io_pool.hpp"
 #include "server/server_config.hpp"
 
 namespace rjg::server {
 
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
-  // Called on the listener's strand with a socket whose executor is a fresh strand; takes
+  // Called on the listener's context with a socket bound to the context `pick` returned; takes
   // ownership of the socket and must not block.
-  using AcceptFn = std::function<void(boost::asio::ip::tcp::socket&&)>;
+  using AcceptFn = std::function<void(Socket&&)>;
+  // Returns the context the next accepted socket is bound to. Called on the listener's context.
+  using PickFn = std::function<boost::asio::io_context&()>;
 
-  // `ioc` must outlive the listener. `name` labels log lines ("https", "probe").
-  Listener(boost::asio::io_context& ioc, std::string name, AcceptFn on_accept);
+  // The acceptor runs on `ioc`, which must be run by one thread and outlive the listener, as must
+  // every context `pick` returns. `name` labels log lines ("https", "probe").
+  Listener(boost::asio::io_context& ioc, std::string name, PickFn pick, AcceptFn on_accept);
 
   // Opens, binds and listens. Returns kInvalidArgument for an address that is not an IP literal,
   // kUnavailable when binding fails (port in use, permission); the message names the address.
@@ -40,16 +45,19 @@ class Listener : public std::enable_shared_from_this<Listener> {
 
  private:
   void do_accept();
-  void on_accept(boost::system::error_code ec, boost::asio::ip::tcp::socket socket);
+  void on_accept(boost::system::error_code ec, Socket socket);
 
-  boost::asio::io_context& ioc_;
+  using Acceptor = boost::asio::basic_socket_acceptor<boost::asio::ip::tcp, IoExecutor>;
+  using Timer = boost::asio::basic_waitable_timer<
+      std::chrono::steady_clock, boost::asio::wait_traits<std::chrono::steady_clock>, IoExecutor>;
+
   std::string name_;
+  PickFn pick_;
   AcceptFn on_accept_;
-  boost::asio::strand<boost::asio::io_context::executor_type> strand_;
-  boost::asio::ip::tcp::acceptor acceptor_;
-  boost::asio::steady_timer retry_timer_;
+  Acceptor acceptor_;
+  Timer retry_timer_;
   std::uint16_t port_ = 0;
-  bool stopped_ = false;  // touched on strand_ only
+  bool stopped_ = false;  // touched on the listener's context only
 };
 
 }  // namespace rjg::server

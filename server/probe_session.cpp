@@ -23,8 +23,7 @@ constexpr std::uint64_t kProbeBodyLimit = 4096;
 
 class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
  public:
-  ProbeSession(tcp::socket&& socket, SharedState& state)
-      : state_(state), stream_(std::move(socket)) {}
+  ProbeSession(Socket&& socket, SharedState& state) : state_(state), stream_(std::move(socket)) {}
 
   void run() {
     net::dispatch(stream_.get_executor(),
@@ -89,7 +88,7 @@ class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
   }
 
   SharedState& state_;
-  beast::tcp_stream stream_;
+  beast::basic_stream<tcp, IoExecutor> stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> res_;
@@ -97,7 +96,7 @@ class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
 
 }  // namespace
 
-void start_probe_session(tcp::socket&& socket, SharedState& state) {
+void start_probe_session(Socket&& socket, SharedState& state) {
   std::make_shared<ProbeSession>(std::move(socket), state)->run();
 }
 

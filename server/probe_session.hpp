@@ -2,13 +2,13 @@
 // Reads a request with a timeout, answers with route_probe(), keeps the connection alive.
 #pragma once
 
-#include <boost/asio/ip/tcp.hpp>
-
+#include "server/io_pool.hpp"
 #include "server/shared_state.hpp"
 
 namespace rjg::server {
 
-// Starts a session on an accepted socket. `state` must outlive the session. Never throws.
-void start_probe_session(boost::asio::ip::tcp::socket&& socket, SharedState& state);
+// Starts a session on an accepted socket, whose context must be run by one thread (IoPool).
+// `state` must outlive the session. Never throws.
+void start_probe_session(Socket&& socket, SharedState& state);
 
 }  // namespace rjg::server

@@ -4,18 +4,17 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <exception>
 #include <fstream>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "admission/policy_file.hpp"
 #include "server/file_watcher.hpp"
+#include "server/io_pool.hpp"
 #include "server/listener.hpp"
 #include "server/log.hpp"
 #include "server/probe_session.hpp"
@@ -56,19 +55,21 @@ Status write_atomically(const std::string& path, const std::string& text) {
   return {};
 }
 
-// Everything that lives as long as the event loop. Control handlers (signals, reload and
-// shutdown timers) run on control_, a strand, so they never race each other.
+// Everything that lives as long as the event loops. Control handlers (signals, reload and
+// shutdown timers) and both accept loops run on the pool's control context, which one thread
+// runs, so they never race each other; connections run on the context they were accepted into.
 class Runtime {
+  using Timer = net::basic_waitable_timer<Clock, net::wait_traits<Clock>, IoExecutor>;
+
  public:
   Runtime(const ServerConfig& config, const std::string& version)
       : state_(config, version),
-        ioc_(static_cast<int>(config.threads)),
-        control_(net::make_strand(ioc_)),
-        signals_(control_, SIGINT, SIGTERM),
-        reload_timer_(control_),
-        delay_timer_(control_),
-        drain_timer_(control_),
-        deadline_timer_(control_),
+        pool_(config.threads),
+        signals_(pool_.control(), SIGINT, SIGTERM),
+        reload_timer_(pool_.control()),
+        delay_timer_(pool_.control()),
+        drain_timer_(pool_.control()),
+        deadline_timer_(pool_.control()),
         tls_watcher_({config.tls_cert_file, config.tls_key_file, config.client_ca_file}),
         policy_watcher_({config.policy_file}) {}
 
@@ -90,19 +91,22 @@ class Runtime {
     cert_serial_ = tls.value().serial_hex;
     state_.tls.store(std::make_shared<const TlsContext>(std::move(tls).value()));
 
-    https_ = std::make_shared<Listener>(ioc_, "https", [this](tcp::socket&& socket) {
-      if (state_.closing) {
-        return;  // the socket closes as it goes out of scope
-      }
-      if (state_.connections.size() >= state_.config.max_connections) {
-        state_.metrics.connection_rejected();
-        return;
-      }
-      start_tls_session(std::move(socket), state_);
-    });
-    probe_ = std::make_shared<Listener>(ioc_, "probe", [this](tcp::socket&& socket) {
-      start_probe_session(std::move(socket), state_);
-    });
+    https_ = std::make_shared<Listener>(
+        pool_.control(), "https", [this]() -> net::io_context& { return pool_.next(); },
+        [this](Socket&& socket) {
+          if (state_.closing) {
+            return;  // the socket closes as it goes out of scope
+          }
+          if (state_.connections.size() >= state_.config.max_connections) {
+            state_.metrics.connection_rejected();
+            return;
+          }
+          start_tls_session(std::move(socket), state_);
+        });
+    // Probe connections are few and cheap: they stay on the control context.
+    probe_ = std::make_shared<Listener>(
+        pool_.control(), "probe", [this]() -> net::io_context& { return pool_.control(); },
+        [this](Socket&& socket) { start_probe_session(std::move(socket), state_); });
     if (Status s = https_->open(c.listen); !s.ok()) {
       return Error{s.error().code, "--listen: " + s.error().message};
     }
@@ -135,35 +139,16 @@ class Runtime {
     return {};
   }
 
-  // Runs the loop on config.threads threads (this one included) until shutdown completes.
+  // Runs the loops on config.threads threads (this one included) until shutdown completes.
   void run() {
-    std::vector<std::thread> threads;
-    const unsigned extra = state_.config.threads - 1;
-    threads.reserve(extra);
-    for (unsigned i = 0; i < extra; ++i) {
-      threads.emplace_back([this] { run_loop(); });
-    }
-    run_loop();
-    for (auto& t : threads) {
-      t.join();
-    }
+    pool_.run([this](const std::exception& e) {
+      // A handler threw: a bug. Count it and keep serving the other connections.
+      state_.metrics.internal_error();
+      log_event(Level::kError, "internal error in event loop", {{"error", std::string(e.what())}});
+    });
   }
 
  private:
-  void run_loop() {
-    for (;;) {
-      try {
-        ioc_.run();
-        return;
-      } catch (const std::exception& e) {
-        // A handler threw: a bug. Count it and keep serving the other connections.
-        state_.metrics.internal_error();
-        log_event(Level::kError, "internal error in event loop",
-                  {{"error", std::string(e.what())}});
-      }
-    }
-  }
-
   void arm_reload() {
     reload_timer_.expires_after(state_.config.reload_interval);
     reload_timer_.async_wait([this](boost::system::error_code ec) {
@@ -284,17 +269,16 @@ class Runtime {
     deadline_timer_.cancel();
     https_->stop();
     probe_->stop();
-    ioc_.stop();
+    pool_.stop();
   }
 
   SharedState state_;
-  net::io_context ioc_;
-  net::strand<net::io_context::executor_type> control_;
-  net::signal_set signals_;
-  net::steady_timer reload_timer_;
-  net::steady_timer delay_timer_;
-  net::steady_timer drain_timer_;
-  net::steady_timer deadline_timer_;
+  IoPool pool_;  // after state_: connections still queued in it are destroyed before state_
+  net::basic_signal_set<IoExecutor> signals_;
+  Timer reload_timer_;
+  Timer delay_timer_;
+  Timer drain_timer_;
+  Timer deadline_timer_;
   FileWatcher tls_watcher_;
   FileWatcher policy_watcher_;
   std::shared_ptr<Listener> https_;

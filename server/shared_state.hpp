@@ -40,7 +40,7 @@ class Snapshot {
 
 // A connection the server can ask to finish: respond with Connection: close from now on, and close
 // at once (after a short grace) when idle. Called on any thread; implementations post to their
-// strand.
+// own context.
 class Drainable {
  public:
   virtual ~Drainable() = default;

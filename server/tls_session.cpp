@@ -1,5 +1,6 @@
 // The HTTPS admission connection: TLS handshake, request reading with bounded timeouts, and
-// responses from route(). Runs on its socket's strand, so its members need no locks.
+// responses from route(). Runs on its socket's context, which one thread runs (IoPool), so its
+// members need no locks.
 #include "server/tls_session.hpp"
 
 #include <algorithm>
@@ -49,7 +50,7 @@ bool is_quiet_close(const beast::error_code& ec) {
 
 class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drainable {
  public:
-  TlsSession(tcp::socket&& socket, std::shared_ptr<const TlsContext> tls, SharedState& state)
+  TlsSession(Socket&& socket, std::shared_ptr<const TlsContext> tls, SharedState& state)
       : state_(state),
         tls_(std::move(tls)),
         stream_(std::move(socket), *tls_->context),
@@ -67,7 +68,8 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
   void run() {
     id_ = state_.connections.add(weak_from_this());
     registered_ = true;
-    // The listener calls us on its own strand; all I/O of this session runs on the socket's.
+    // The listener calls us on its own context; all I/O of this session runs on the socket's
+    // (the same one with one thread: then this runs inline).
     net::dispatch(stream_.get_executor(),
                   beast::bind_front_handler(&TlsSession::on_run, shared_from_this()));
   }
@@ -331,8 +333,8 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
 
   SharedState& state_;
   std::shared_ptr<const TlsContext> tls_;  // keeps the ssl::context of stream_ alive
-  beast::ssl_stream<beast::tcp_stream> stream_;
-  net::steady_timer idle_timer_;
+  beast::ssl_stream<beast::basic_stream<tcp, IoExecutor>> stream_;
+  net::basic_waitable_timer<Clock, net::wait_traits<Clock>, IoExecutor> idle_timer_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> res_;
@@ -350,7 +352,7 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
 
 }  // namespace
 
-void start_tls_session(tcp::socket&& socket, SharedState& state) {
+void start_tls_session(Socket&& socket, SharedState& state) {
   auto tls = state.tls.load();
   auto session = std::make_shared<TlsSession>(std::move(socket), std::move(tls), state);
   session->run();

@@ -7,15 +7,16 @@
 // request), body (config.body_timeout), idle keep-alive (config.idle_timeout, own timer).
 #pragma once
 
-#include <boost/asio/ip/tcp.hpp>
 #include <memory>
 
+#include "server/io_pool.hpp"
 #include "server/shared_state.hpp"
 
 namespace rjg::server {
 
 // Starts a session on an accepted socket with the TLS context current at accept time. `state`
-// must outlive the session. The socket's executor should be a strand. Never throws.
-void start_tls_session(boost::asio::ip::tcp::socket&& socket, SharedState& state);
+// must outlive the session. The socket's context must be run by one thread (IoPool): the session
+// relies on it to serialize its handlers. May be called from any thread. Never throws.
+void start_tls_session(Socket&& socket, SharedState& state);
 
 }  // namespace rjg::server
