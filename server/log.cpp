@@ -1,17 +1,22 @@
 // JSON/text rendering of structured events on top of spdlog's stderr logger.
 #include "server/log.hpp"
 
-#include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
 #include <memory>
 
+#include "server/log_sink.hpp"
+
 namespace rjg::server {
 namespace {
 
 std::atomic<bool> g_json{true};
+
+// Decision lines reach stderr at most this long after they were logged (see BufferedSink).
+constexpr std::chrono::milliseconds kLogFlushInterval{100};
 
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
@@ -151,15 +156,20 @@ std::string& line_buffer() {
 void init_logging(LogFormat format, const std::string& level) {
   const bool json = format == LogFormat::kJson;
   g_json = json;
-  auto logger = spdlog::stderr_logger_mt("rayjob-guard");
+  auto sink = std::make_shared<BufferedSink>(STDERR_FILENO, kLogFlushInterval);
+  auto logger = std::make_shared<spdlog::logger>("rayjob-guard", std::move(sink));
   // The fields are rendered by log_event; the pattern only adds time and level.
   logger->set_pattern(
       json ? R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l",%v})" : "%Y-%m-%dT%H:%M:%S.%fZ %l %v",
       spdlog::pattern_time_type::utc);
   logger->set_level(spdlog::level::from_str(level == "warn" ? "warning" : level));
-  logger->flush_on(spdlog::level::trace);
+  // Warnings and errors are written at once; log_event flushes every event line it writes, so
+  // only decision lines wait for the sink's batch.
+  logger->flush_on(spdlog::level::warn);
   spdlog::set_default_logger(std::move(logger));
 }
+
+void flush_logs() { spdlog::default_logger_raw()->flush(); }
 
 void log_event(Level level, std::string_view msg, std::initializer_list<Field> fields) {
   const auto lvl = to_spdlog(level);
@@ -173,6 +183,9 @@ void log_event(Level level, std::string_view msg, std::initializer_list<Field> f
   }
   // The string_view overload writes the line as is (no format string to interpret).
   spdlog::default_logger_raw()->log(lvl, spdlog::string_view_t(line.data(), line.size()));
+  // Lifecycle events are rare and someone may be waiting for them (an operator, a probe script):
+  // they, and every decision line buffered before them, are written now.
+  spdlog::default_logger_raw()->flush();
 }
 
 void log_decision(const admission::ReviewSummary& s, std::chrono::nanoseconds latency,

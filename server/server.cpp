@@ -296,6 +296,8 @@ Status serve(const ServerConfig& config, const std::string& version) {
     return s;
   }
   runtime->run();
+  // Every connection is closed: write the decision lines still batched before returning.
+  flush_logs();
   return {};
 }
 

@@ -295,8 +295,15 @@ def group_basics(work, certs):
               >= 4, "violations counted by rule/action")
         check(s.metric("rayjob_guard_admission_duration_seconds_count") >= 380, "latency observed")
 
-        log = s.log_text()
-        decisions = [json.loads(l) for l in log.splitlines() if '"admission decision"' in l]
+        # Decision lines are batched and reach stderr within 100 ms (server/log_sink.hpp): wait
+        # up to 1 s for them, and fail if they never come.
+        deadline = time.monotonic() + 1.0
+        while True:
+            log = s.log_text()
+            decisions = [json.loads(l) for l in log.splitlines() if '"admission decision"' in l]
+            if len(decisions) >= 380 or time.monotonic() > deadline:
+                break
+            time.sleep(0.02)
         check(len(decisions) >= 380, f"one decision log line per review ({len(decisions)})")
         d = next((x for x in decisions if x["uid"].startswith("deny-")), {})
         check(d.get("allowed") is False and "backoff-limit" in d.get("denied", "")
