@@ -74,11 +74,18 @@ Result<TlsContext> make_tls_context(const std::string& cert_file, const std::str
   SSL_CTX_set_min_proto_version(native, TLS1_2_VERSION);
   SSL_CTX_set_max_proto_version(native, TLS1_3_VERSION);
   SSL_CTX_set_options(native, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
-                                  SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_SINGLE_ECDH_USE);
+                                  SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_SINGLE_ECDH_USE |
+                                  SSL_OP_NO_TICKET);
   if (SSL_CTX_set_cipher_list(native, kTls12Ciphers) != 1) {
     return internal_error("cannot set the TLS 1.2 cipher list: " + openssl_reason());
   }
   SSL_CTX_set_alpn_select_cb(native, select_alpn, nullptr);
+  // No session resumption: the apiserver's webhook client (Go crypto/tls with no
+  // ClientSessionCache) never resumes, so every ticket OpenSSL issues (two per TLS 1.3 handshake
+  // by default: a session encrypted and MACed, and one more record sent) and every server-side
+  // cache entry (insert and expiry under a lock) would be pure cost on each new connection.
+  SSL_CTX_set_num_tickets(native, 0);
+  SSL_CTX_set_session_cache_mode(native, SSL_SESS_CACHE_OFF);
 
   if (SSL_CTX_use_certificate_chain_file(native, cert_file.c_str()) != 1) {
     return invalid_argument("--tls-cert '" + cert_file +

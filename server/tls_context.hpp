@@ -7,6 +7,8 @@
 //     handshake is clearer than a later protocol error). Any other list gets no ALPN answer ("no
 //     ack"), which HTTP/1.1 clients accept.
 //   - With a client CA: a client certificate signed by it is required (mTLS).
+//   - No session resumption (no tickets, no session cache): the apiserver does not resume
+//     sessions to webhooks, so every connection is a full handshake anyway.
 // A context is immutable once built; a reload builds a new one and swaps the shared_ptr.
 #pragma once
 
