@@ -663,6 +663,11 @@ def group_shutdown(work, certs):
         log = s.log_text()
         check("shutdown: draining" in log and "stopped accepting" in log and "shutdown complete" in log,
               "shutdown phases logged")
+        # Decision lines are batched (server/log_sink.hpp); a graceful shutdown must write them
+        # all: one per response wrk counted, plus the two posts above, read right after exit.
+        decisions = sum(1 for l in log.splitlines() if '"admission decision"' in l)
+        check(decisions >= requests + 2,
+              f"no decision line lost at shutdown ({decisions} lines, {requests} + 2 answered)")
         idle.close()
     finally:
         s.stop()
