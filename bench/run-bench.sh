@@ -9,8 +9,11 @@
 # answers a fixed body as the floor; server and nginx runs are interleaved. Also measured:
 # p99 at half the measured max rate (wrk with a pacing delay, bench/rate.lua, since wrk2 is not in
 # Debian: each connection waits RATE/CONNS between requests), peak RSS (VmHWM) and time to ready
-# (process start -> /readyz 200). Prints a markdown table. Needs wrk, nginx, openssl, curl,
-# python3, taskset. Everything binds 127.0.0.1; every process started is stopped by PID.
+# (process start -> /readyz 200). At half the max rate nginx runs at the same pacing and each
+# server's run-queue wait (time runnable but not running, /proc/PID/task/*/schedstat) is shown,
+# so a high p99 can be told apart: the server's own, or CPU 0 shared with other work. Prints
+# markdown tables. Needs wrk, nginx, openssl, curl, python3, taskset. Everything binds
+# 127.0.0.1; every process started is stopped by PID.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -23,7 +26,7 @@ while [ $# -gt 0 ]; do
     --binary) binary="${2:?}"; shift 2 ;;
     --duration) duration="${2:?}"; shift 2 ;;
     --connections) conns="${2:?}"; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
     *) echo "run-bench: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -72,8 +75,11 @@ taskset -c 0 "$binary" serve --tls-cert "$work/certs/tls.crt" --tls-key "$work/c
 server_pid=$!
 pids+=("$server_pid")
 until [ -s "$work/ports.json" ]; do sleep 0.001; done
-https=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["https"])' "$work/ports.json")
-probe=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["probe"])' "$work/ports.json")
+# The ports are read with bash alone: two python3 start-ups here used to add 50-130 ms to the
+# measured time to ready on a loaded machine.
+ports_json=$(<"$work/ports.json")
+[[ $ports_json =~ \"https\":([0-9]+) ]] && https=${BASH_REMATCH[1]}
+[[ $ports_json =~ \"probe\":([0-9]+) ]] && probe=${BASH_REMATCH[1]}
 until curl -fs "http://127.0.0.1:$probe/readyz" >/dev/null; do sleep 0.001; done
 ready_ms=$(( $(date +%s%3N) - start_ms ))
 
@@ -102,7 +108,16 @@ run_wrk() {
   local url=$1 body=$2 rate=${3:-} script="$here/post.lua"
   [ -n "$rate" ] && script="$here/rate.lua"
   BODY="$body" RATE="$rate" CONNS="$conns" taskset -c 1 wrk -t1 -c"$conns" -d"${duration}s" \
-    --latency -s "$script" "$url" > "$work/wrk.out" 2>&1
+    --latency -s "$script" "$url" > "$work/wrk.out" 2>&1 &
+  local wrk_pid=$! wait0 wait1
+  # wrk's own run-queue wait (CPU 1 shared): sampled every 0.2 s, since it is gone at exit.
+  wait0=$(runq_ns "$wrk_pid"); wait1=$wait0
+  while kill -0 "$wrk_pid" 2>/dev/null; do
+    local w; w=$(runq_ns "$wrk_pid"); [ -n "$w" ] && [ "$w" != 0 ] && wait1=$w
+    sleep 0.2
+  done
+  wait "$wrk_pid" || true
+  echo "$(( wait1 - wait0 ))" > "$work/wrk.runq"
   python3 - "$work/wrk.out" <<'PY'
 import re, sys
 out = open(sys.argv[1]).read()
@@ -119,6 +134,18 @@ PY
 
 # utime + stime of a process, in clock ticks.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# Nanoseconds the process's threads spent runnable but waiting for a CPU (schedstat field 2).
+runq_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $2} END {printf "%d\n", s}'; }
+# run_paced PID URL BODY RATE -> "req/s p50_ms p99_ms errors server%/wrk%": a paced run, and the
+# share of its wall time the server (CPU 0) and wrk (CPU 1) spent runnable but waiting for their
+# CPU, i.e. other processes on the core, not the server.
+run_paced() {
+  local pid=$1 url=$2 body=$3 rate=$4 w0 w1 out
+  w0=$(runq_ns "$pid")
+  out=$(run_wrk "$url" "$body" "$rate")
+  w1=$(runq_ns "$pid")
+  echo "$out $(python3 -c "print(f'{100*($w1-$w0)/1e9/$duration:.1f}% / {100*$(<"$work/wrk.runq")/1e9/$duration:.1f}%')")"
+}
 
 rows=()
 declare -A max_rps
@@ -135,11 +162,16 @@ for size in small typical large; do
   pct=$(python3 -c "print(f'{100*$srps/$nrps:.0f}%')")
   rows+=("| $size ($bytes B) | $srps | $sp50 | $sp99 | $serr | $cpu_us | $nrps | $np50 | $np99 | $pct |")
 done
+# At half the max rate the server is idle half the time, so its p99 should be about one request's
+# service time. Whatever the p99 shows beyond that comes from the server or the machine: nginx is
+# run at the same pacing on the same core, and both servers' run-queue wait is shown, to tell
+# which (a p99 of tens of ms with a run-queue wait of several % is CPU 0 being shared).
 half_rows=()
 for size in small typical large; do
   half=$(( ${max_rps[$size]} / 2 ))
-  read -r hrps hp50 hp99 herr < <(run_wrk "https://127.0.0.1:$https/validate" "$work/$size.json" "$half")
-  half_rows+=("| $size | $half | $hrps | $hp50 | $hp99 | $herr |")
+  read -r hrps hp50 hp99 herr hwait < <(run_paced "$server_pid" "https://127.0.0.1:$https/validate" "$work/$size.json" "$half")
+  read -r nhrps nhp50 nhp99 nherr nhwait < <(run_paced "$nginx_pid" "https://127.0.0.1:$nport/validate" "$work/$size.json" "$half")
+  half_rows+=("| $size | $half | $hrps | $hp50 | $hp99 | $herr | $hwait | $nhrps | $nhp99 | $nhwait |")
 done
 rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
 
@@ -150,8 +182,8 @@ echo "| review | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | rjg CPU µs/
 echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
-echo "| review | target req/s (half max) | achieved req/s | p50 ms | p99 ms | errors |"
-echo "|---|---|---|---|---|---|"
+echo "| review | target req/s (half max) | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | run-queue wait rjg / wrk | nginx req/s | nginx p99 ms | run-queue wait nginx / wrk |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${half_rows[@]}"
 echo
 echo "| measure | value | target |"
