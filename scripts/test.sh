@@ -5,6 +5,9 @@
 # UndefinedBehaviorSanitizer and runs the unit and end-to-end suites again there.
 #   RJG_SKIP_ASAN=1   skip the sanitizer pass (local iteration only; CI never sets it)
 #   RJG_CTEST_ARGS    extra arguments for ctest (e.g. "-L unit")
+# scripts/test.sh --tsan runs, instead of the release and asan passes, the same unit and end-to-end
+# suites on a ThreadSanitizer build (preset tsan), collects every report under
+# build-tsan/tsan-reports/ and fails if there is one. Not part of CI (docs/hardening.md, Sanitizers).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -16,6 +19,44 @@ scripts/install-deps.sh
 
 step "build the kube-apiserver and kube-controller-manager used by the e2e suites (cached)"
 test/e2e/build-kube.sh
+
+if [ "${1:-}" = "--tsan" ]; then
+  step "build (tsan preset: ThreadSanitizer)"
+  cmake --preset tsan
+  cmake --build --preset tsan -j"$(nproc)"
+  step "test (tsan preset)"
+  # The preset halts a process at its first report; log_path keeps the reports of servers that
+  # the suites start in the background, whose stderr the tests do not print.
+  reports=$repo/build-tsan/tsan-reports
+  rm -rf "$reports"
+  mkdir -p "$reports"
+  rc=0
+  # shellcheck disable=SC2086
+  TSAN_OPTIONS="log_path=$reports/tsan" \
+    ctest --preset tsan -L 'unit|golden|cli|server|e2e|reaper' ${RJG_CTEST_ARGS:-} || rc=$?
+  step "bad-input table against the tsan server (one pass)"
+  # Many short connections on two I/O threads: the driver that catches connection-lifecycle races
+  # best (docs/hardening.md). Its RSS bounds are for the release allocator and TSan's shadow memory
+  # breaks them, so "RSS growth" is the one failure accepted here; every row must pass.
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 log_path=$reports/tsan" \
+    python3 test/hardening/bad_inputs.py --binary build-tsan/rayjob-guard --repeat 1 \
+    >"$reports/bad_inputs.log" 2>&1 || true
+  cat "$reports/bad_inputs.log"
+  summary=$(tail -n 1 "$reports/bad_inputs.log")
+  if ! [[ $summary =~ ^([0-9]+)/([0-9]+)\ rows\ passed,\ 1\ passes(\;\ failed:\ RSS\ growth)?$ ]] ||
+    [ "${BASH_REMATCH[1]}" != "${BASH_REMATCH[2]}" ]; then
+    echo "bad-input table failed under tsan: $summary" >&2
+    rc=1
+  fi
+  if compgen -G "$reports/tsan.*" >/dev/null; then
+    cat "$reports"/tsan.*
+    echo "ThreadSanitizer reports: $(find "$reports" -name 'tsan.*' | wc -l) (in $reports)" >&2
+    rc=1
+  fi
+  [ "$rc" -eq 0 ] || exit "$rc"
+  step "tsan pass: all tests passed, no ThreadSanitizer report"
+  exit 0
+fi
 
 step "build (release preset)"
 cmake --preset release
