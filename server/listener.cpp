@@ -1,6 +1,10 @@
 // The accept loop.
 #include "server/listener.hpp"
 
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
 #include <boost/asio/ip/address.hpp>
 #include <boost/asio/post.hpp>
 #include <chrono>
@@ -19,7 +23,7 @@ Listener::Listener(net::io_context& ioc, std::string name, PickFn pick, AcceptFn
       acceptor_(ioc.get_executor()),
       retry_timer_(ioc.get_executor()) {}
 
-Status Listener::open(const ListenAddress& address) {
+Status Listener::open(const ListenAddress& address, std::chrono::seconds defer_accept) {
   boost::system::error_code ec;
   const auto ip = net::ip::make_address(address.host, ec);
   if (ec) {
@@ -33,6 +37,14 @@ Status Listener::open(const ListenAddress& address) {
   if (acceptor_.set_option(net::socket_base::reuse_address(true), ec); ec) {
     return unavailable("cannot set SO_REUSEADDR on " + where + ": " + ec.message());
   }
+#ifdef TCP_DEFER_ACCEPT
+  if (defer_accept.count() > 0) {
+    // Best effort: without it connections are accepted at once, as before.
+    const int seconds = static_cast<int>(defer_accept.count());
+    ::setsockopt(acceptor_.native_handle(), IPPROTO_TCP, TCP_DEFER_ACCEPT, &seconds,
+                 sizeof seconds);
+  }
+#endif
   if (acceptor_.bind(endpoint, ec); ec) {
     return unavailable("cannot listen on " + where + " (" + name_ + "): " + ec.message());
   }

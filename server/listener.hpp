@@ -32,7 +32,12 @@ class Listener : public std::enable_shared_from_this<Listener> {
 
   // Opens, binds and listens. Returns kInvalidArgument for an address that is not an IP literal,
   // kUnavailable when binding fails (port in use, permission); the message names the address.
-  Status open(const ListenAddress& address);
+  // With `defer_accept` > 0 (for protocols where the client speaks first, such as TLS), the
+  // kernel reports a connection only once its first bytes arrived (Linux TCP_DEFER_ACCEPT), so
+  // accepting it and reading the ClientHello take one wake-up instead of two; a client silent
+  // for that long is dropped by the kernel without ever reaching us. Ignored where unsupported.
+  Status open(const ListenAddress& address,
+              std::chrono::seconds defer_accept = std::chrono::seconds(0));
 
   // The bound port (the kernel's choice when opened with port 0). REQUIRES: open() succeeded.
   std::uint16_t port() const { return port_; }

@@ -107,7 +107,10 @@ class Runtime {
     probe_ = std::make_shared<Listener>(
         pool_.control(), "probe", [this]() -> net::io_context& { return pool_.control(); },
         [this](Socket&& socket) { start_probe_session(std::move(socket), state_); });
-    if (Status s = https_->open(c.listen); !s.ok()) {
+    // TLS clients speak first: defer the accept until the ClientHello is there. A client silent
+    // for the header timeout would be cut by us anyway; the kernel drops it instead.
+    const auto defer = std::chrono::ceil<std::chrono::seconds>(c.header_timeout);
+    if (Status s = https_->open(c.listen, defer); !s.ok()) {
       return Error{s.error().code, "--listen: " + s.error().message};
     }
     if (Status s = probe_->open(c.probe_listen); !s.ok()) {
