@@ -50,9 +50,7 @@ Status decode_containers(const Value& spec, const char* key, const Path& path,
   for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
     const Value& c = (*list)[i];
     const Path cp = lp.index(i);
-    if (!c.IsObject()) {
-      return json::type_error(cp, "an object", c);
-    }
+    RJG_RETURN_IF_ERROR(json::check_object(c, cp));
     policy::Container container;
     RJG_RETURN_IF_ERROR(json::read_string(c, "name", cp, container.name));
     RJG_RETURN_IF_ERROR(json::read_string(c, "image", cp, container.image));
@@ -113,9 +111,7 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
     for (rapidjson::SizeType i = 0; i < workers->Size(); ++i) {
       const Value& w = (*workers)[i];
       const Path gp = wp.index(i);
-      if (!w.IsObject()) {
-        return json::type_error(gp, "an object", w);
-      }
+      RJG_RETURN_IF_ERROR(json::check_object(w, gp));
       policy::WorkerGroup group;
       RJG_RETURN_IF_ERROR(json::read_string(w, "groupName", gp, group.group_name));
       RJG_RETURN_IF_ERROR(json::read_int32(w, "replicas", gp, group.replicas));
@@ -177,9 +173,7 @@ Status decode_deletion_strategy(const Value& ds, const Path& path, policy::Delet
   for (rapidjson::SizeType i = 0; i < rules->Size(); ++i) {
     const Value& r = (*rules)[i];
     const Path ip = rp.index(i);
-    if (!r.IsObject()) {
-      return json::type_error(ip, "an object", r);
-    }
+    RJG_RETURN_IF_ERROR(json::check_object(r, ip));
     policy::DeletionRule rule;
     RJG_RETURN_IF_ERROR(json::read_string(r, "policy", ip, rule.policy));
     RJG_ASSIGN_OR_RETURN(const Value* condition, json::read_object(r, "condition", ip));
@@ -343,9 +337,7 @@ policy::RuntimeEnv parse_runtime_env(std::string_view yaml_text) {
 }
 
 Result<policy::RayJob> decode_rayjob(const json::Value& object, const json::Path& path) {
-  if (!object.IsObject()) {
-    return json::type_error(path, "an object", object);
-  }
+  RJG_RETURN_IF_ERROR(json::check_object(object, path));
   policy::RayJob job;
   Status st = json::read_string(object, "apiVersion", path, job.api_version);
   if (!st.ok()) {

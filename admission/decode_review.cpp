@@ -47,6 +47,7 @@ Status check_envelope(const Value& root, const Path& path) {
   if (!root.IsObject()) {
     return json::type_error(path, "an AdmissionReview object", root);
   }
+  RJG_RETURN_IF_ERROR(json::check_object(root, path));
   std::string api_version;
   std::string kind;
   Status st = json::read_string(root, "apiVersion", path, api_version);

@@ -137,80 +137,6 @@ std::optional<std::string_view> duplicate_key(const Value& obj) {
   return std::nullopt;
 }
 
-// Returns the first object under `v` (depth first, members in order) that has a duplicate key,
-// or nullptr. Recursion is bounded: the parse has capped nesting at kMaxDepth (DepthLimitedBuilder).
-const Value* find_duplicate(const Value& v) {
-  if (v.IsObject()) {
-    if (duplicate_key(v)) {
-      return &v;
-    }
-    for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
-      if (m->value.IsObject() || m->value.IsArray()) {
-        if (const Value* found = find_duplicate(m->value)) {
-          return found;
-        }
-      }
-    }
-  } else if (v.IsArray()) {
-    for (const Value& e : v.GetArray()) {
-      if (e.IsObject() || e.IsArray()) {
-        if (const Value* found = find_duplicate(e)) {
-          return found;
-        }
-      }
-    }
-  }
-  return nullptr;
-}
-
-// Appends the path from `v` down to `target` to `out`; returns false when `target` is not under
-// `v`. Only runs once a duplicate was found, so its string building costs nothing on good input.
-bool path_to(const Value& v, const Value* target, std::string& out) {
-  if (&v == target) {
-    return true;
-  }
-  const std::size_t mark = out.size();
-  if (v.IsObject()) {
-    for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
-      if (m->value.IsObject() || m->value.IsArray()) {
-        if (!out.empty()) {
-          out += '.';
-        }
-        out += key_of(*m);
-        if (path_to(m->value, target, out)) {
-          return true;
-        }
-        out.resize(mark);
-      }
-    }
-  } else if (v.IsArray()) {
-    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
-      if (v[i].IsObject() || v[i].IsArray()) {
-        out += '[' + std::to_string(i) + ']';
-        if (path_to(v[i], target, out)) {
-          return true;
-        }
-        out.resize(mark);
-      }
-    }
-  }
-  return false;
-}
-
-// Rejects duplicate object keys (as Kubernetes' strict decoding does), naming the object's path.
-Status check_duplicates(const Value& root_value, const char* root) {
-  const Value* dup = find_duplicate(root_value);
-  if (dup == nullptr) {
-    return {};
-  }
-  std::string path = root;
-  path_to(root_value, dup, path);
-  if (path.empty()) {
-    path = "(document)";
-  }
-  return invalid_argument(path + ": duplicate key \"" + std::string(*duplicate_key(*dup)) + "\"");
-}
-
 // Returns the length of the valid UTF-8 sequence starting at p[0] (a byte >= 0x80), or 0 when it
 // is not one: overlong forms, UTF-16 surrogates, code points above U+10FFFF and truncated or stray
 // continuation bytes are all invalid.
@@ -296,8 +222,7 @@ Status check_bytes(std::string_view text) {
 
 // RapidJSON's DOM builder (the Document itself is the SAX handler) with a cap on nesting. The
 // recursive parser calls StartObject/StartArray before it descends, so refusing the level past
-// kMaxDepth stops it at bounded recursion: 100k nested `[` never reach a deep stack. The
-// duplicate-key walk after the parse relies on the same bound.
+// kMaxDepth stops it at bounded recursion: 100k nested `[` never reach a deep stack.
 class DepthLimitedBuilder {
  public:
   explicit DepthLimitedBuilder(Document& doc) : doc_(doc) {}
@@ -399,13 +324,12 @@ std::size_t text_bytes_for(std::size_t text_size) {
 
 }  // namespace
 
-Result<Document> parse(std::string_view text, const char* root) {
+Result<Document> parse(std::string_view text) {
   RJG_RETURN_IF_ERROR(check_bytes(text));
   const std::unique_ptr<char[]> terminated(new char[text.size() + kPadding]);
   copy_terminated(text, terminated.get());
   Document doc;
   RJG_RETURN_IF_ERROR(build_document<false>(terminated.get(), doc));
-  RJG_RETURN_IF_ERROR(check_duplicates(doc, root));
   return doc;
 }
 
@@ -415,7 +339,7 @@ ParsedJson::ParsedJson(std::size_t text_bytes, std::size_t pool_bytes)
                                                                pool_bytes, pool_bytes)),
       doc_(pool_.get()) {}
 
-Result<ParsedJson> parse_in_place(std::string_view text, const char* root) {
+Result<ParsedJson> parse_in_place(std::string_view text) {
   RJG_RETURN_IF_ERROR(check_bytes(text));
   // One allocation holds the terminated text and the pool's first chunk (operator new[] aligns
   // to 16 bytes, and text_bytes_for() keeps the pool at a multiple of 16 after it).
@@ -424,8 +348,17 @@ Result<ParsedJson> parse_in_place(std::string_view text, const char* root) {
   ParsedJson out(text_bytes, pool_bytes);
   copy_terminated(text, out.storage_.get());
   RJG_RETURN_IF_ERROR(build_document<true>(out.storage_.get(), out.doc_));
-  RJG_RETURN_IF_ERROR(check_duplicates(out.doc_, root));
   return out;
+}
+
+Status check_object(const Value& v, const Path& path) {
+  if (!v.IsObject()) {
+    return type_error(path, "an object", v);
+  }
+  if (const std::optional<std::string_view> dup = duplicate_key(v)) {
+    return invalid_argument(where(path) + ": duplicate key \"" + std::string(*dup) + "\"");
+  }
+  return {};
 }
 
 Error type_error(const Path& path, const char* what, const Value& v) {
@@ -547,6 +480,7 @@ Status string_map(const Value& obj, const char* key, const Path& path,
   if (!v->IsObject()) {
     return type_error(p, "an object of strings", *v);
   }
+  RJG_RETURN_IF_ERROR(check_object(*v, p));
   FlatMap<std::string> m;
   for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
     if (!it->value.IsString()) {
@@ -601,9 +535,8 @@ Result<const Value*> read_object(const Value& obj, const char* key, const Path& 
   if (v == nullptr) {
     return static_cast<const Value*>(nullptr);
   }
-  if (!v->IsObject()) {
-    return type_error(path.field(key), "an object", *v);
-  }
+  const Path p = path.field(key);
+  RJG_RETURN_IF_ERROR(check_object(*v, p));
   return v;
 }
 

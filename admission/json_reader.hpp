@@ -62,7 +62,7 @@ class ParsedJson {
   const Value& root() const { return doc_; }
 
  private:
-  friend Result<ParsedJson> parse_in_place(std::string_view text, const char* root);
+  friend Result<ParsedJson> parse_in_place(std::string_view text);
   // Allocates the storage (text region of `text_bytes`, then a pool chunk of `pool_bytes`).
   ParsedJson(std::size_t text_bytes, std::size_t pool_bytes);
 
@@ -71,18 +71,24 @@ class ParsedJson {
   Document doc_;  // declared last: destroyed before the memory it points into
 };
 
-// Parses `text` as one JSON document, no trailing content. A pre-pass first rejects invalid UTF-8
-// (overlongs, surrogates, > U+10FFFF) and nesting deeper than kMaxDepth (so 100k nested `[` never
-// reach the recursive parser); then duplicate object keys are rejected (as Kubernetes' strict
-// decoding does), naming the object's path under `root`. Returns kInvalidArgument with the
-// parser's message and byte offset.
+// Parses `text` as one JSON document, no trailing content. Invalid UTF-8 (overlongs, surrogates,
+// > U+10FFFF), NUL bytes and nesting deeper than kMaxDepth are refused (100k nested `[` never
+// recurse deeply). Returns kInvalidArgument with the parser's message and byte offset. Duplicate
+// keys are not looked for here: check_object() and the readers below refuse them in every object
+// a decoder reads, which is where a repeated key could change a decision.
 // The returned Document owns copies of every string.
-Result<Document> parse(std::string_view text, const char* root = "");
+Result<Document> parse(std::string_view text);
 
 // As parse(), with the same checks and messages, but without copying strings or nodes out of one
 // buffer: see ParsedJson. Use it where the document does not outlive one function's work (a
 // review); use parse() where Values are moved or copied into other Documents.
-Result<ParsedJson> parse_in_place(std::string_view text, const char* root = "");
+Result<ParsedJson> parse_in_place(std::string_view text);
+
+// Returns ok when `v` is an object in which no key appears twice. kInvalidArgument otherwise:
+// "<path>: expected an object, got <type>" or "<path>: duplicate key \"<key>\"" (a repeated key
+// is ambiguous: RapidJSON finds the first, Go's encoding/json keeps the last, so the webhook
+// refuses it rather than guess; Kubernetes' strict decoding refuses it too).
+Status check_object(const Value& v, const Path& path);
 
 // Returns "null", "boolean", "object", "array", "string" or "number" for messages.
 const char* type_name(const Value& v);
@@ -108,9 +114,10 @@ Status read_int64(const Value& obj, const char* key, const Path& path,
 // As read_int64, for Kubernetes int32 fields: values outside int32 are errors.
 Status read_int32(const Value& obj, const char* key, const Path& path,
                   std::optional<std::int64_t>& out);
-// A map of string to string (labels, annotations, clusterSelector). Every value must be a string;
-// only the entries whose key starts with `keep_prefix` are stored in `out` (all of them when it
-// is empty), so that a reader can type-check a whole map but copy only what it uses.
+// A map of string to string (labels, annotations, clusterSelector), without duplicate keys. Every
+// value must be a string; only the entries whose key starts with `keep_prefix` are stored in
+// `out` (all of them when it is empty), so that a reader can type-check a whole map but copy only
+// what it uses.
 Status read_string_map(const Value& obj, const char* key, const Path& path,
                        std::optional<FlatMap<std::string>>& out,
                        std::string_view keep_prefix = {});
@@ -120,7 +127,8 @@ Status read_string_list(const Value& obj, const char* key, const Path& path,
                         std::vector<std::string>& out);
 
 // Returns member `key` when it is an object, nullptr when absent or null, kInvalidArgument when
-// it has another type. The returned pointer is into `obj`'s document.
+// it has another type or a duplicate key (see check_object). The returned pointer is into `obj`'s
+// document.
 Result<const Value*> read_object(const Value& obj, const char* key, const Path& path);
 // As read_object, for arrays.
 Result<const Value*> read_array(const Value& obj, const char* key, const Path& path);

@@ -164,6 +164,7 @@ Result<RayJobListPage> decode_rayjob_list(std::string_view text) {
   if (!doc.IsObject()) {
     return json::type_error(root, "a RayJobList object", doc);
   }
+  RJG_RETURN_IF_ERROR(json::check_object(doc, root));
   std::optional<std::string> kind;
   if (Status s = json::read_string(doc, "kind", root, kind); !s) {
     return s.error();
@@ -198,9 +199,7 @@ Result<RayJobListPage> decode_rayjob_list(std::string_view text) {
   for (rapidjson::SizeType i = 0; i < arr.Size(); ++i) {
     const Path path = ipath.index(i);
     const Value& item = arr[i];
-    if (!item.IsObject()) {
-      return json::type_error(path, "an object", item);
-    }
+    RJG_RETURN_IF_ERROR(json::check_object(item, path));
     policy::ReapCandidate c;
     if (Status s = decode_metadata(item, path, c); !s) {
       return s.error();
