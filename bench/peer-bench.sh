@@ -14,6 +14,9 @@
 # bench/peers/make-reviews.py; the handshake run sends `Connection: close`, so every request is a
 # new TCP connection with a full TLS handshake (wrk keeps no session). Prints a markdown table and
 # the ratios against the goals (>= 3x Go's req/s, <= 1/3 of Go's p99, >= 70% of nginx's req/s).
+# "run-queue wait" is the share of a run's wall time the server was runnable but waiting for core 0
+# (other processes on it, /proc/PID/task/*/schedstat): on a shared machine it tells a row that
+# measured the machine from one that measured the server.
 set -euo pipefail
 BL_NAME=peer-bench
 . "$(dirname "$0")/peers/bench-lib.sh"
@@ -26,7 +29,7 @@ while [ $# -gt 0 ]; do
     --connections) conns="${2:?}"; shift 2 ;;
     --servers) servers="${2:?}"; shift 2 ;;
     --out) out="${2:?}"; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) bl_die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -78,6 +81,7 @@ for r in $(seq "$rounds"); do
     for s in "${want[@]}"; do
       f="$work/wrk-$s-$payload-$r.txt"
       cpu0=$(bl_cpu_ticks "${pid[$s]}")
+      runq0=$(bl_runq_ns "${pid[$s]}")
       if [ "$payload" = handshake ]; then
         bl_wrk "$f" "$work/payloads/small.json" "https://127.0.0.1:${port[$s]}/validate" "$seconds" "$conns" post-close.lua
       else
@@ -85,12 +89,15 @@ for r in $(seq "$rounds"); do
       fi
       read -r rps p50 p99 n errs < <(bl_parse_wrk "$f")
       cpu=$(( $(bl_cpu_ticks "${pid[$s]}") - cpu0 ))
+      # Share of the run the server waited for core 0 (other processes on it): high values mean
+      # the row measured the machine, not the server.
+      runq=$(python3 -c "print('%.0f' % (100 * ($(bl_runq_ns "${pid[$s]}") - $runq0) / 1e9 / $seconds))")
       # Server CPU per request (us): independent of how busy the shared machine is.
       cpu_us=$(python3 -c "print('%.0f' % ($cpu * 10000 / max(1, $n)))")
       rss=$(bl_rss_kb "${pid[$s]}")
-      echo "$s $payload $r $rps $p50 $p99 $n $errs $rss $cpu_us" >>"$results"
-      printf '  round %s %-9s %-5s %9s req/s  p50 %7s ms  p99 %7s ms  errors %s  rss %s KiB  cpu %s us/req\n' \
-        "$r" "$payload" "$s" "$rps" "$p50" "$p99" "$errs" "$rss" "$cpu_us" >&2
+      echo "$s $payload $r $rps $p50 $p99 $n $errs $rss $cpu_us $runq" >>"$results"
+      printf '  round %s %-9s %-5s %9s req/s  p50 %7s ms  p99 %7s ms  errors %s  rss %s KiB  cpu %s us/req  run-queue wait %s%%\n' \
+        "$r" "$payload" "$s" "$rps" "$p50" "$p99" "$errs" "$rss" "$cpu_us" "$runq" >&2
       kill -0 "${pid[$s]}" 2>/dev/null || bl_die "$s died during the $payload run"
     done
   done
@@ -100,15 +107,16 @@ python3 - "$results" "$seconds" "$rounds" "$conns" >"$work/table.md" <<'EOF'
 import statistics, sys, collections, subprocess, datetime
 rows = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    s, p, r, rps, p50, p99, n, errs, rss, cpu = line.split()
-    rows[(s, p)].append((float(rps), float(p50), float(p99), int(errs), int(rss), float(cpu)))
+    s, p, r, rps, p50, p99, n, errs, rss, cpu, runq = line.split()
+    rows[(s, p)].append((float(rps), float(p50), float(p99), int(errs), int(rss), float(cpu),
+                         float(runq)))
 servers = [s for s in ("rjg", "go", "nginx") if any(k[0] == s for k in rows)]
 names = {"rjg": "rayjob-guard", "go": "Go net/http", "nginx": "nginx floor"}
 def med(s, p, i):
     v = [x[i] for x in rows.get((s, p), [])]
     return statistics.median(v) if v else None
-print("| payload | server | req/s | p50 ms | p99 ms | server CPU us/req | errors | RSS MiB (max) |")
-print("|---|---|---:|---:|---:|---:|---:|---:|")
+print("| payload | server | req/s | p50 ms | p99 ms | server CPU us/req | run-queue wait | errors | RSS MiB (max) |")
+print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
 for p in ("small", "typical", "large", "handshake"):
     for s in servers:
         if (s, p) not in rows:
@@ -116,7 +124,7 @@ for p in ("small", "typical", "large", "handshake"):
         errs = sum(x[3] for x in rows[(s, p)])
         rss = max(x[4] for x in rows[(s, p)]) / 1024
         label = p if p != "handshake" else "new TLS connection per request (small)"
-        print(f"| {label} | {names[s]} | {med(s,p,0):.0f} | {med(s,p,1):.2f} | {med(s,p,2):.2f} | {med(s,p,5):.0f} | {errs} | {rss:.1f} |")
+        print(f"| {label} | {names[s]} | {med(s,p,0):.0f} | {med(s,p,1):.2f} | {med(s,p,2):.2f} | {med(s,p,5):.0f} | {med(s,p,6):.0f}% | {errs} | {rss:.1f} |")
 print()
 if "rjg" in servers:
     print("| payload | rjg/Go req/s (goal >= 3) | rjg/Go p99 (goal <= 0.33) | rjg/nginx req/s (goal >= 0.70) | Go/rjg CPU per request |")
@@ -136,6 +144,9 @@ if "rjg" in servers:
         print(f"| {p} | " + " | ".join(cells) + " |")
 EOF
 cat "$work/table.md"
+# How contended the machine was: the kernel's CPU pressure (share of time some runnable task
+# waited for a CPU, averaged over 60 s) and the load average, as the run ended.
+echo "machine at the end: CPU pressure some avg60 $(sed -n 's/^some avg10=[^ ]* avg60=\([^ ]*\).*/\1/p' /proc/pressure/cpu 2>/dev/null || echo '?')%, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -z "$out" ] || cp "$work/table.md" "$out"
 # Any error (non-2xx, socket error) in a keep-alive run makes the benchmark fail.
 if awk '$2 != "handshake" && $8 > 0 {bad=1} END {exit !bad}' "$results"; then

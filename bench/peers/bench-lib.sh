@@ -65,6 +65,11 @@ bl_rss_kb() { awk '/^VmRSS:/ {print $2; f=1} END {if (!f) print 0}' "/proc/$1/st
 # bl_cpu_ticks PID: user + system CPU time of the process (all threads) in clock ticks (1/100 s).
 bl_cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
+# bl_runq_ns PID: nanoseconds the process's threads spent runnable but waiting for a CPU
+# (/proc/PID/task/*/schedstat, field 2), or 0 when the process is gone. Its growth over a run, as a
+# share of the run's wall time, says how much the server was starved by other work on its core.
+bl_runq_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $2} END {printf "%d\n", s}'; }
+
 # bl_find_rjg: prints the rayjob-guard executable: $RJG_BIN, else the newest build*/rayjob-guard.
 bl_find_rjg() {
   if [ -n "${RJG_BIN:-}" ]; then echo "$RJG_BIN"; return; fi
