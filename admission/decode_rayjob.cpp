@@ -100,9 +100,9 @@ Status decode_group_common(const Value& group, const Path& path, policy::PodTemp
 Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClusterSpec& out) {
   RJG_ASSIGN_OR_RETURN(const Value* head, json::read_object(spec, "headGroupSpec", path));
   if (head != nullptr) {
-    RJG_RETURN_IF_ERROR(decode_group_common(*head, path.field("headGroupSpec"), out.head.pod_template,
-                                out.head.ray_start_params_sets_resources,
-                                out.head.has_group_resources));
+    RJG_RETURN_IF_ERROR(decode_group_common(
+        *head, path.field("headGroupSpec"), out.head.pod_template,
+        out.head.ray_start_params_sets_resources, out.head.has_group_resources));
   }
   RJG_ASSIGN_OR_RETURN(const Value* workers, json::read_array(spec, "workerGroupSpecs", path));
   if (workers != nullptr) {
@@ -119,12 +119,14 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
       RJG_RETURN_IF_ERROR(json::read_int32(w, "maxReplicas", gp, group.max_replicas));
       RJG_RETURN_IF_ERROR(json::read_int32(w, "numOfHosts", gp, group.num_of_hosts));
       RJG_RETURN_IF_ERROR(json::read_bool(w, "suspend", gp, group.suspend));
-      RJG_RETURN_IF_ERROR(decode_group_common(w, gp, group.pod_template, group.ray_start_params_sets_resources,
-                                  group.has_group_resources));
+      RJG_RETURN_IF_ERROR(decode_group_common(w, gp, group.pod_template,
+                                              group.ray_start_params_sets_resources,
+                                              group.has_group_resources));
       out.worker_groups.push_back(std::move(group));
     }
   }
-  RJG_RETURN_IF_ERROR(json::read_bool(spec, "enableInTreeAutoscaling", path, out.enable_in_tree_autoscaling));
+  RJG_RETURN_IF_ERROR(
+      json::read_bool(spec, "enableInTreeAutoscaling", path, out.enable_in_tree_autoscaling));
   RJG_ASSIGN_OR_RETURN(const Value* autoscaler, json::read_object(spec, "autoscalerOptions", path));
   if (autoscaler != nullptr) {
     const Path ap = path.field("autoscalerOptions");
@@ -144,7 +146,8 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
   if (auth != nullptr) {
     const Path ap = path.field("authOptions");
     RJG_RETURN_IF_ERROR(json::read_string(*auth, "mode", ap, out.auth_mode));
-    RJG_RETURN_IF_ERROR(json::read_bool(*auth, "enableK8sTokenAuth", ap, out.enable_k8s_token_auth));
+    RJG_RETURN_IF_ERROR(
+        json::read_bool(*auth, "enableK8sTokenAuth", ap, out.enable_k8s_token_auth));
   }
   RJG_RETURN_IF_ERROR(json::read_string(spec, "managedBy", path, out.managed_by));
   return {};
@@ -161,8 +164,10 @@ Status read_policy_holder(const Value& obj, const char* key, const Path& path, b
 }
 
 Status decode_deletion_strategy(const Value& ds, const Path& path, policy::DeletionStrategy& out) {
-  RJG_RETURN_IF_ERROR(read_policy_holder(ds, "onSuccess", path, out.has_on_success, out.on_success_policy));
-  RJG_RETURN_IF_ERROR(read_policy_holder(ds, "onFailure", path, out.has_on_failure, out.on_failure_policy));
+  RJG_RETURN_IF_ERROR(
+      read_policy_holder(ds, "onSuccess", path, out.has_on_success, out.on_success_policy));
+  RJG_RETURN_IF_ERROR(
+      read_policy_holder(ds, "onFailure", path, out.has_on_failure, out.on_failure_policy));
   RJG_ASSIGN_OR_RETURN(const Value* rules, json::read_array(ds, "deletionRules", path));
   if (rules == nullptr) {
     return {};
@@ -181,7 +186,8 @@ Status decode_deletion_strategy(const Value& ds, const Path& path, policy::Delet
       const Path cp = ip.field("condition");
       rule.has_condition = true;
       RJG_RETURN_IF_ERROR(json::read_string(*condition, "jobStatus", cp, rule.job_status));
-      RJG_RETURN_IF_ERROR(json::read_string(*condition, "jobDeploymentStatus", cp, rule.job_deployment_status));
+      RJG_RETURN_IF_ERROR(
+          json::read_string(*condition, "jobDeploymentStatus", cp, rule.job_deployment_status));
       RJG_RETURN_IF_ERROR(json::read_int32(*condition, "ttlSeconds", cp, rule.ttl_seconds));
     }
     list.push_back(std::move(rule));
@@ -212,25 +218,31 @@ Status decode_spec(const Value& spec, const Path& path, policy::RayJobSpec& out)
   if (out.runtime_env_yaml) {
     out.runtime_env = parse_runtime_env(*out.runtime_env_yaml);
   }
-  RJG_RETURN_IF_ERROR(json::read_bool(spec, "shutdownAfterJobFinishes", path, out.shutdown_after_job_finishes));
-  RJG_RETURN_IF_ERROR(json::read_int32(spec, "ttlSecondsAfterFinished", path, out.ttl_seconds_after_finished));
-  RJG_RETURN_IF_ERROR(json::read_int32(spec, "activeDeadlineSeconds", path, out.active_deadline_seconds));
+  RJG_RETURN_IF_ERROR(
+      json::read_bool(spec, "shutdownAfterJobFinishes", path, out.shutdown_after_job_finishes));
+  RJG_RETURN_IF_ERROR(
+      json::read_int32(spec, "ttlSecondsAfterFinished", path, out.ttl_seconds_after_finished));
+  RJG_RETURN_IF_ERROR(
+      json::read_int32(spec, "activeDeadlineSeconds", path, out.active_deadline_seconds));
   RJG_RETURN_IF_ERROR(
       json::read_int32(spec, "preRunningDeadlineSeconds", path, out.pre_running_deadline_seconds));
   RJG_RETURN_IF_ERROR(json::read_int32(spec, "backoffLimit", path, out.backoff_limit));
   RJG_RETURN_IF_ERROR(json::read_bool(spec, "suspend", path, out.suspend));
   RJG_RETURN_IF_ERROR(json::read_string(spec, "submissionMode", path, out.submission_mode));
-  RJG_ASSIGN_OR_RETURN(const Value* submitter, json::read_object(spec, "submitterPodTemplate", path));
+  RJG_ASSIGN_OR_RETURN(const Value* submitter,
+                       json::read_object(spec, "submitterPodTemplate", path));
   if (submitter != nullptr) {
     policy::PodTemplate tmpl;
     RJG_RETURN_IF_ERROR(decode_pod_template(*submitter, path.field("submitterPodTemplate"), tmpl));
     out.submitter_pod_template = std::move(tmpl);
   }
-  RJG_ASSIGN_OR_RETURN(const Value* submitter_config, json::read_object(spec, "submitterConfig", path));
+  RJG_ASSIGN_OR_RETURN(const Value* submitter_config,
+                       json::read_object(spec, "submitterConfig", path));
   if (submitter_config != nullptr) {
     out.has_submitter_config = true;
-    RJG_RETURN_IF_ERROR(json::read_int32(*submitter_config, "backoffLimit", path.field("submitterConfig"),
-                             out.submitter_backoff_limit));
+    RJG_RETURN_IF_ERROR(json::read_int32(*submitter_config, "backoffLimit",
+                                         path.field("submitterConfig"),
+                                         out.submitter_backoff_limit));
   }
   RJG_RETURN_IF_ERROR(json::read_string_map(spec, "clusterSelector", path, out.cluster_selector));
   RJG_ASSIGN_OR_RETURN(const Value* cluster, json::read_object(spec, "rayClusterSpec", path));

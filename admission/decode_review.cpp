@@ -128,7 +128,8 @@ Result<DecodedReview> decode_review(std::string_view body) {
     return user_r.error();
   }
   if (user_r.value() != nullptr) {
-    RJG_RETURN_IF_ERROR(json::read_string(*user_r.value(), "username", rp.field("userInfo"), out.username));
+    RJG_RETURN_IF_ERROR(
+        json::read_string(*user_r.value(), "username", rp.field("userInfo"), out.username));
   }
 
   auto kind_r = json::read_object(req, "kind", rp);

@@ -183,7 +183,8 @@ Status check_bytes(std::string_view text) {
     const __m128i zero = _mm_setzero_si128();
     while (i + 16 <= n) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, zero))));
+      const auto mask =
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, zero))));
       if (mask != 0) {
         i += static_cast<std::size_t>(__builtin_ctz(mask));
         break;
@@ -212,8 +213,8 @@ Status check_bytes(std::string_view text) {
     }
     const std::size_t len = utf8_sequence(p + i, n - i);
     if (len == 0) {
-      return invalid_argument("not valid JSON: invalid UTF-8 (at byte offset " +
-                              std::to_string(i) + ")");
+      return invalid_argument("not valid JSON: invalid UTF-8 (at byte offset " + std::to_string(i) +
+                              ")");
     }
     i += len;
   }
@@ -289,8 +290,7 @@ Status build_document(char* text, Document& doc) {
   if (too_deep) {
     // The parser stopped just after the opening bracket of the level that is one too deep.
     return invalid_argument("JSON nesting deeper than " + std::to_string(kMaxDepth) +
-                            " levels (at byte offset " + std::to_string(result.Offset() - 1) +
-                            ")");
+                            " levels (at byte offset " + std::to_string(result.Offset() - 1) + ")");
   }
   if (result.IsError()) {
     return invalid_argument(std::string("not valid JSON: ") +

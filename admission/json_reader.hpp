@@ -66,7 +66,8 @@ class ParsedJson {
   // Allocates the storage (text region of `text_bytes`, then a pool chunk of `pool_bytes`).
   ParsedJson(std::size_t text_bytes, std::size_t pool_bytes);
 
-  std::unique_ptr<char[]> storage_;  // the text (NUL-terminated, padded), then the pool's first chunk
+  std::unique_ptr<char[]>
+      storage_;  // the text (NUL-terminated, padded), then the pool's first chunk
   std::unique_ptr<rapidjson::MemoryPoolAllocator<>> pool_;  // allocates doc_'s nodes
   Document doc_;  // declared last: destroyed before the memory it points into
 };
@@ -119,8 +120,7 @@ Status read_int32(const Value& obj, const char* key, const Path& path,
 // `out` (all of them when it is empty), so that a reader can type-check a whole map but copy only
 // what it uses.
 Status read_string_map(const Value& obj, const char* key, const Path& path,
-                       std::optional<FlatMap<std::string>>& out,
-                       std::string_view keep_prefix = {});
+                       std::optional<FlatMap<std::string>>& out, std::string_view keep_prefix = {});
 // As read_string_map, but stores nothing: only the types are checked.
 Status check_string_map(const Value& obj, const char* key, const Path& path);
 Status read_string_list(const Value& obj, const char* key, const Path& path,

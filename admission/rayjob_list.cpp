@@ -39,8 +39,8 @@ Status decode_metadata(const Value& item, const Path& path, policy::ReapCandidat
   }
   c.being_deleted = deletion.has_value();
   std::optional<FlatMap<std::string>> annotations;
-  if (Status s = json::read_string_map(m, "annotations", mpath, annotations,
-                                       policy::kAnnotationPrefix);
+  if (Status s =
+          json::read_string_map(m, "annotations", mpath, annotations, policy::kAnnotationPrefix);
       !s) {
     return s;
   }

@@ -80,8 +80,7 @@ class FlatMap {
     if (it != entries_.end() && it->first == k) {
       return {it, false};
     }
-    it = entries_.emplace(it, std::piecewise_construct,
-                          std::forward_as_tuple(std::forward<K>(key)),
+    it = entries_.emplace(it, std::piecewise_construct, std::forward_as_tuple(std::forward<K>(key)),
                           std::forward_as_tuple(std::forward<Args>(value)...));
     return {it, true};
   }

@@ -449,7 +449,8 @@ std::vector<ImageUse> images_that_run(const RayJob& job) {
       spec.ray_cluster_spec->autoscaler_options &&
       spec.ray_cluster_spec->autoscaler_options->image &&
       !spec.ray_cluster_spec->autoscaler_options->image->empty()) {
-    out.push_back({*spec.ray_cluster_spec->autoscaler_options->image, ImageUse::Where::kAutoscaler});
+    out.push_back(
+        {*spec.ray_cluster_spec->autoscaler_options->image, ImageUse::Where::kAutoscaler});
   }
   return out;
 }

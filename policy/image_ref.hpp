@@ -66,9 +66,9 @@ struct ImageUse {
   // Where it is set: a container list of a pod template, or autoscalerOptions.image.
   enum class Where { kHead, kWorkerGroup, kSubmitter, kAutoscaler };
   Where where = Where::kHead;
-  std::size_t group = 0;           // kWorkerGroup: index into workerGroupSpecs
-  bool init_container = false;     // initContainers instead of containers
-  std::size_t container = 0;       // index into that list
+  std::size_t group = 0;        // kWorkerGroup: index into workerGroupSpecs
+  bool init_container = false;  // initContainers instead of containers
+  std::size_t container = 0;    // index into that list
 
   // Returns the field path: "spec.rayClusterSpec.headGroupSpec.template.spec.containers[0].image",
   // "spec.rayClusterSpec.workerGroupSpecs[1].template.spec.initContainers[0].image",

@@ -152,8 +152,8 @@ void add_template(PodBuilder& pod, const PodTemplate& t, std::string_view spec_f
   }
   for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
     const Container& c = t.init_containers[i];
-    pod.add_init(container_resources(c.requests, c.limits,
-                                     {spec_field, group, "initContainers", i}, errors));
+    pod.add_init(container_resources(c.requests, c.limits, {spec_field, group, "initContainers", i},
+                                     errors));
   }
 }
 

@@ -20,7 +20,7 @@ using ResourceList = FlatMap<std::string>;
 
 struct Container {
   std::string name;
-  std::string image;                    // empty when absent
+  std::string image;                     // empty when absent
   std::optional<ResourceList> requests;  // absent vs {} matters for messages only
   std::optional<ResourceList> limits;
 };
@@ -73,7 +73,7 @@ struct RayClusterSpec {
 
 // One deletionStrategy.deletionRules[] item.
 struct DeletionRule {
-  std::optional<std::string> policy;                 // DeleteCluster|DeleteWorkers|DeleteSelf|DeleteNone
+  std::optional<std::string> policy;  // DeleteCluster|DeleteWorkers|DeleteSelf|DeleteNone
   bool has_condition = false;
   std::optional<std::string> job_status;             // condition.jobStatus: SUCCEEDED|FAILED
   std::optional<std::string> job_deployment_status;  // condition.jobDeploymentStatus: Failed

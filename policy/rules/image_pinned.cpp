@@ -33,7 +33,8 @@ void check_image_pinned(const RuleContext& ctx, Findings& out) {
     } else {
       continue;
     }
-    out.push_back({RuleId::kImagePinned, Finding::Kind::kViolation, use.field(), std::move(message)});
+    out.push_back(
+        {RuleId::kImagePinned, Finding::Kind::kViolation, use.field(), std::move(message)});
   }
 }
 

@@ -144,8 +144,8 @@ void check_template(const PodTemplate& t, const SpecFieldOf& spec_field_of, std:
         return (init ? "init container \"" : "container \"") + c.name + "\"" + std::string(note);
       };
       const auto field_of = [&] {
-        return spec_field_of() + (init ? ".initContainers[" : ".containers[") +
-               std::to_string(i) + "].resources";
+        return spec_field_of() + (init ? ".initContainers[" : ".containers[") + std::to_string(i) +
+               "].resources";
       };
       check_block(what_of, c.requests, c.limits, field_of, out);
     }

@@ -25,8 +25,8 @@ TEST(FlatMap, IteratesInKeyOrderWhateverTheInsertionOrder) {
   for (std::string_view k : {"memory", "cpu", "nvidia.com/gpu", "ephemeral-storage", "cpu"}) {
     ++m[k];
   }
-  EXPECT_EQ(keys(m), (std::vector<std::string>{"cpu", "ephemeral-storage", "memory",
-                                               "nvidia.com/gpu"}));
+  EXPECT_EQ(keys(m),
+            (std::vector<std::string>{"cpu", "ephemeral-storage", "memory", "nvidia.com/gpu"}));
   EXPECT_EQ(m.at("cpu"), 2);
   EXPECT_EQ(m.size(), 4u);
 }
