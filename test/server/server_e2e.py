@@ -673,6 +673,102 @@ def group_shutdown(work, certs):
         s.stop()
 
 
+def group_churn(work, certs):
+    """Many short-lived connections on 4 event-loop threads while the policy reloads: valid
+    requests, handshake failures, TLS without a request, garbage, abrupt closes. Connections of
+    different threads share the registry, the metrics and the policy snapshot, so this is the
+    group a ThreadSanitizer build needs to see cross-thread races (docs/performance-server.md)."""
+    policy = os.path.join(work, "policy.yaml")
+    default = subprocess.run([ARGS.binary, "policy", "default"], capture_output=True, check=True).stdout.decode()
+    with open(policy, "w") as f:
+        f.write(default)
+    s = Server(work, certs, ["--threads", "4", "--reload-interval", "0.1", "--policy", policy,
+                             "--header-timeout", "2"])
+    allow = compact(fixture("review-allow.json"))
+    request = (b"POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+               b"Connection: close\r\nContent-Length: " + str(len(allow)).encode() + b"\r\n\r\n" + allow)
+    ctx = s.ssl_context()
+    stop = threading.Event()
+    ok, bad, failures = [0], [0], []
+    lock = threading.Lock()
+
+    def client(seed):
+        i = seed
+        while not stop.is_set():
+            i += 1
+            kind = i % 5
+            try:
+                raw = socket.create_connection(("127.0.0.1", s.https), timeout=5)
+                if kind == 0:  # a valid request on a new connection
+                    t = ctx.wrap_socket(raw, server_hostname="127.0.0.1")
+                    t.sendall(request)
+                    data = b""
+                    while True:
+                        d = t.recv(65536)
+                        if not d:
+                            break
+                        data += d
+                    t.close()
+                    with lock:
+                        if data.startswith(b"HTTP/1.1 200") and b'"allowed":true' in data:
+                            ok[0] += 1
+                        else:
+                            failures.append(data[:80])
+                elif kind == 1:  # plain HTTP on the TLS port: a handshake failure
+                    raw.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+                    raw.recv(100)
+                    raw.close()
+                elif kind == 2:  # a handshake, then gone without a request
+                    ctx.wrap_socket(raw, server_hostname="127.0.0.1").close()
+                elif kind == 3:  # garbage after the handshake: 400
+                    t = ctx.wrap_socket(raw, server_hostname="127.0.0.1")
+                    t.sendall(b"NOT HTTP AT ALL\r\n\r\n")
+                    data = t.recv(100)
+                    t.close()
+                    with lock:
+                        bad[0] += data.startswith(b"HTTP/1.1 400")
+                else:  # half a ClientHello, then an abrupt close (RST)
+                    raw.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
+                    raw.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+                    raw.close()
+            except (OSError, ssl.SSLError) as e:
+                if kind in (0, 3):
+                    with lock:
+                        failures.append(repr(e))
+
+    threads = [threading.Thread(target=client, args=(n * 1000,)) for n in range(6)]
+    try:
+        for t in threads:
+            t.start()
+        stricter = re.sub(r"maxActiveDeadlineSeconds: *\d+", "maxActiveDeadlineSeconds: 7200", default)
+        deadline = time.monotonic() + 4
+        flip = False
+        while time.monotonic() < deadline:
+            flip = not flip
+            tmp = policy + ".tmp"
+            with open(tmp, "w") as f:
+                f.write(stricter if flip else default)
+            os.rename(tmp, policy)
+            if not flip:
+                check(s.probe_get("/metrics")[0] == 200, "/metrics during churn")
+            time.sleep(0.12)
+        stop.set()
+        for t in threads:
+            t.join(30)
+        check(not failures, f"every valid request answered 200 during churn ({failures[:3]})")
+        check(ok[0] >= 20 and bad[0] >= 10, f"churn ran: {ok[0]} valid, {bad[0]} garbage answered 400")
+        check(s.metric("rayjob_guard_tls_handshake_failures_total") >= 10, "handshake failures counted")
+        check(s.metric('rayjob_guard_policy_reloads_total{result="success"}') >= 5, "policy reloaded during churn")
+        deadline = time.monotonic() + 3
+        while s.metric("rayjob_guard_http_requests_in_flight") != 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        check(s.metric("rayjob_guard_http_requests_in_flight") == 0, "no request left in flight")
+        check(s.post(allow)[0] == 200, "still serving after the churn")
+    finally:
+        stop.set()
+        check(s.stop() == 0, "exit 0 after the churn")
+
+
 def group_parity(work, certs):
     s = Server(work, certs, ["--threads", "1"])
     identities = [
