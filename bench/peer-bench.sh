@@ -12,7 +12,9 @@
 # (round 1: small rjg, small go, small nginx, typical rjg, ...), and each figure is the median over
 # rounds. Keep-alive runs use the small (~3 KB), typical (~8 KB) and large (~55 KB) reviews from
 # bench/peers/make-reviews.py; the handshake run sends `Connection: close`, so every request is a
-# new TCP connection with a full TLS handshake (wrk keeps no session). Prints a markdown table and
+# new TCP connection with a full TLS handshake: wrk offers its previous session on reconnect, so
+# all three servers run without session tickets/cache (the apiserver never resumes webhook
+# sessions), and the script checks that no session is resumed. Prints a markdown table and
 # the ratios against the goals (>= 3x Go's req/s, <= 1/3 of Go's p99, >= 70% of nginx's req/s).
 # "run-queue wait" is the share of a run's wall time the server was runnable but waiting for core 0
 # (other processes on it, /proc/PID/task/*/schedstat): on a shared machine it tells a row that
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
     --connections) conns="${2:?}"; shift 2 ;;
     --servers) servers="${2:?}"; shift 2 ;;
     --out) out="${2:?}"; shift 2 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) bl_die "unknown argument '$1' (see --help)" ;;
   esac
 done
@@ -71,6 +73,12 @@ for s in "${want[@]}"; do
     "https://127.0.0.1:${port[$s]}/validate")
   echo "$got" | grep -q '"uid":"705ab4f5-6393-11e8-b7cc-42010a800002"' || bl_die "$s answered '$got'"
   [ "$s" = nginx ] || echo "$got" | grep -q '"allowed":true' || bl_die "$s did not allow the benchmark RayJob: $got"
+done
+
+# The handshake row measures full handshakes, as the apiserver makes them: no server may let a
+# client resume (wrk offers its previous session when it reconnects).
+for s in "${want[@]}"; do
+  [ "$(bl_resumes "${port[$s]}")" = no ] || bl_die "$s resumes TLS sessions: the handshake row would not measure full handshakes"
 done
 
 results="$work/results.txt"

@@ -139,6 +139,10 @@ http {
     ssl_certificate $dir/certs/tls.crt;
     ssl_certificate_key $dir/certs/tls.key;
     ssl_protocols TLSv1.2 TLSv1.3;
+    # No resumption, like rayjob-guard and the Go peer (the apiserver never resumes webhook
+    # sessions; wrk would, as it keeps its session across reconnects).
+    ssl_session_tickets off;
+    ssl_session_cache off;
     ssl_ciphers ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305;
     location = /validate {
       default_type application/json;
@@ -154,9 +158,31 @@ EOF
   bl_wait_tls "$NGX_PORT" || bl_die "nginx did not start (see $ngx/logs/error.log)"
 }
 
+# bl_resumes PORT: prints "yes" when a second connection to 127.0.0.1:PORT resumes the TLS
+# session of the first (after a request, so TLS 1.3 tickets have arrived), "no" otherwise.
+bl_resumes() {
+  python3 - "$1" <<'EOF'
+import socket, ssl, sys
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+ctx.check_hostname = False
+ctx.verify_mode = ssl.CERT_NONE
+def connect(session=None):
+    t = ctx.wrap_socket(socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5),
+                        session=session)
+    t.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    while t.recv(4096):
+        pass
+    return t
+first = connect()
+second = connect(first.session)
+print("yes" if second.session_reused else "no")
+EOF
+}
+
 # bl_write_lua DIR: writes DIR/post.lua (POST $BODY as JSON) and DIR/post-close.lua (the same
 # with Connection: close, so every request pays a new TCP connection and a full TLS handshake:
-# wrk keeps no TLS session between connections).
+# no server issues session tickets, so wrk's reconnects, which offer the previous session, fall
+# back to full handshakes).
 bl_write_lua() {
   cat >"$1/post.lua" <<'EOF'
 local f = assert(io.open(os.getenv("BODY"), "rb"))

@@ -62,6 +62,10 @@ func main() {
 		TLSConfig: &tls.Config{
 			Certificates: []tls.Certificate{cert},
 			MinVersion:   tls.VersionTLS12,
+			// No resumption, like rayjob-guard: the apiserver's webhook client never resumes, and
+			// wrk would (it keeps the session across reconnects), which made the handshake row
+			// compare resumed handshakes here with full ones there.
+			SessionTicketsDisabled: true,
 			CipherSuites: []uint16{
 				tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
 				tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
