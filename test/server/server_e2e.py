@@ -567,7 +567,8 @@ def group_rotation(work, certs):
                     new_conn_failures.append(repr(e))
                 time.sleep(0.01)
 
-        t = threading.Thread(target=churn)
+        # A daemon: if a check fails (or the server dies) mid-group, the process must still exit.
+        t = threading.Thread(target=churn, daemon=True)
         t.start()
         time.sleep(1.0)
         swap_data(base, "..v2")
@@ -736,7 +737,7 @@ def group_churn(work, certs):
                     with lock:
                         failures.append(repr(e))
 
-    threads = [threading.Thread(target=client, args=(n * 1000,)) for n in range(6)]
+    threads = [threading.Thread(target=client, args=(n * 1000,), daemon=True) for n in range(6)]
     try:
         for t in threads:
             t.start()
