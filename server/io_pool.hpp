@@ -41,6 +41,7 @@ class IoPool {
   // The context for the next new connection, round-robin over all contexts. Thread-safe.
   boost::asio::io_context& next();
 
+  // The number of contexts, which is the number of threads run() uses.
   std::size_t size() const { return contexts_.size(); }
 
   // Runs every context, each on its own thread (context 0 on the calling thread), until stop().
