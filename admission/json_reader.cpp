@@ -170,21 +170,24 @@ std::size_t utf8_sequence(const unsigned char* p, std::size_t left) {
 }
 
 // Checks the raw bytes before RapidJSON sees them: valid UTF-8 (overlongs, surrogates and code
-// points above U+10FFFF are rejected, so the parser can skip its own slower validation) and no NUL
-// byte (never valid in JSON text; this lets the parser read a NUL-terminated copy). Both are
-// properties of the bytes alone, wherever they are (outside strings only ASCII is valid JSON
-// anyway), so ASCII runs are skipped 16 or 8 bytes at a time.
+// points above U+10FFFF are rejected, so the parser can skip its own slower validation), no NUL
+// byte (this lets the parser read a NUL-terminated copy) and no control byte other than tab, LF
+// and CR (RapidJSON 1.1.0's SIMD string scan would let 0x1A-0x1F through; see
+// admission/CMakeLists.txt). All of these are invalid JSON wherever they appear (outside strings
+// only ASCII tokens and whitespace are valid), so no string tracking is needed and plain ASCII
+// runs are skipped 16 or 8 bytes at a time.
 Status check_bytes(std::string_view text) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t n = text.size();
   std::size_t i = 0;
   while (i < n) {
+    // Skip to the next byte below 0x20 or above 0x7F.
 #if defined(__SSE2__)
-    const __m128i zero = _mm_setzero_si128();
+    const __m128i space = _mm_set1_epi8(0x20);
     while (i + 16 <= n) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
-      const auto mask =
-          static_cast<unsigned>(_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, zero))));
+      // Signed compare: bytes >= 0x80 are negative, so one compare catches both kinds.
+      const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmplt_epi8(v, space)));
       if (mask != 0) {
         i += static_cast<std::size_t>(__builtin_ctz(mask));
         break;
@@ -197,19 +200,30 @@ Status check_bytes(std::string_view text) {
     while (i + 8 <= n) {
       std::uint64_t w;
       std::memcpy(&w, p + i, sizeof w);
-      if ((((w - kOnes) & ~w) | w) & kHigh) {  // a NUL or a byte >= 0x80
+      if ((((w - kOnes * 0x20) & ~w) | w) & kHigh) {  // a byte below 0x20 or above 0x7F
         break;
       }
       i += 8;
     }
-    for (; i < n && p[i] != 0 && p[i] < 0x80; ++i) {
+    for (; i < n && p[i] >= 0x20 && p[i] < 0x80; ++i) {
     }
     if (i >= n) {
       break;
     }
-    if (p[i] == 0) {
+    const unsigned char c = p[i];
+    if (c == '\t' || c == '\n' || c == '\r') {
+      ++i;
+      continue;
+    }
+    if (c == 0) {
       return invalid_argument("not valid JSON: NUL byte (at byte offset " + std::to_string(i) +
                               ")");
+    }
+    if (c < 0x20) {
+      constexpr char kHex[] = "0123456789ABCDEF";
+      return invalid_argument("not valid JSON: control character 0x" +
+                              std::string{kHex[c >> 4], kHex[c & 15]} +
+                              " must be escaped (at byte offset " + std::to_string(i) + ")");
     }
     const std::size_t len = utf8_sequence(p + i, n - i);
     if (len == 0) {
@@ -302,9 +316,9 @@ Status build_document(char* text, Document& doc) {
 
 // RapidJSON reads a NUL-terminated copy of the text: its fast string stream needs the terminator
 // (the (pointer, length) overload goes through a slower bounds-checked stream). check_bytes() has
-// ruled out NUL bytes inside the text, so the terminator is the only one. The padding would keep
-// RapidJSON's 16-byte SIMD scans inside the allocation; they are not enabled
-// (admission/CMakeLists.txt says why).
+// ruled out NUL bytes inside the text, so the terminator is the only one. The padding keeps
+// RapidJSON's 16-byte SIMD scans (enabled for this file only: admission/CMakeLists.txt says why)
+// inside the allocation.
 constexpr std::size_t kPadding = 16;
 
 void copy_terminated(std::string_view text, char* out) {

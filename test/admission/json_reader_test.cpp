@@ -80,6 +80,29 @@ TEST(JsonReader, NulBytesAreRejectedAnywhere) {
   }
 }
 
+// Raw control bytes are invalid JSON inside strings (RFC 8259 section 7) and outside them. The
+// parser's SIMD string scan (RapidJSON 1.1.0) misses 0x1A-0x1F, so check_bytes() must catch them;
+// tab, LF and CR are whitespace outside strings and refused by the parser inside them.
+TEST(JsonReader, RawControlBytesAreRejectedInsideAndOutsideStrings) {
+  for (int c = 1; c < 0x20; ++c) {
+    SCOPED_TRACE(c);
+    // Long enough that the byte sits inside a 16-byte block the SIMD scans would skip.
+    const std::string in_string =
+        "{\"k\":\"0123456789abcdef" + std::string(1, static_cast<char>(c)) + "0123456789abcdef\"}";
+    EXPECT_FALSE(parse(in_string).ok());
+    EXPECT_FALSE(parse_in_place(in_string).ok());
+    const std::string outside = "{\"k\":" + std::string(1, static_cast<char>(c)) + "1}";
+    const bool whitespace = c == '\t' || c == '\n' || c == '\r';
+    EXPECT_EQ(parse(outside).ok(), whitespace);
+    EXPECT_EQ(parse_in_place(outside).ok(), whitespace);
+  }
+  auto doc = parse_in_place("{\"k\":\"a\x1c\"}");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().message,
+            "not valid JSON: control character 0x1C must be escaped (at byte offset 7)");
+  EXPECT_TRUE(parse_in_place(R"({"k":"a\u001c"})").ok());  // escaped, it is fine
+}
+
 TEST(JsonReader, BracketsInsideStringsDoNotCountAsNesting) {
   const std::string text = "[\"" + std::string(5000, '[') + "\\\"\"]";
   EXPECT_TRUE(parse(text).ok());
