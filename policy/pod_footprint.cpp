@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 #include <optional>
+#include <utility>
 
 namespace rjg::policy {
 
@@ -70,12 +71,14 @@ struct ResourcesField {
   }
 };
 
-// One container's requests and limits after Kubernetes defaulting.
-PodResources container_resources(const std::optional<ResourceList>& requests,
-                                 const std::optional<ResourceList>& limits,
-                                 const ResourcesField& resources_field,
-                                 std::vector<QuantityError>& errors) {
-  PodResources out;
+// Writes one container's requests and limits after Kubernetes defaulting into `out` (cleared
+// first, so that callers can reuse one PodResources and its storage for every container).
+void container_resources(const std::optional<ResourceList>& requests,
+                         const std::optional<ResourceList>& limits,
+                         const ResourcesField& resources_field, std::vector<QuantityError>& errors,
+                         PodResources& out) {
+  out.requests.clear();
+  out.limits.clear();
   auto parse_list = [&](const std::optional<ResourceList>& list, const char* which,
                         FlatMap<Quantity>& into) {
     if (!list) {
@@ -101,7 +104,6 @@ PodResources container_resources(const std::optional<ResourceList>& requests,
       out.requests[name] = limit;
     }
   }
-  return out;
 }
 
 void add_into(FlatMap<Quantity>& sum, const FlatMap<Quantity>& add) {
@@ -124,6 +126,7 @@ void max_into(FlatMap<Quantity>& acc, const FlatMap<Quantity>& other) {
 struct PodBuilder {
   PodResources apps;
   PodResources largest_init;
+  PodResources container;  // scratch for one container, reused
 
   void add_app(const PodResources& c) {
     add_into(apps.requests, c.requests);
@@ -133,8 +136,9 @@ struct PodBuilder {
     max_into(largest_init.requests, c.requests);
     max_into(largest_init.limits, c.limits);
   }
-  PodResources effective() const {
-    PodResources out = apps;
+  // Returns the pod's resources; the builder is spent.
+  PodResources effective() && {
+    PodResources out = std::move(apps);
     max_into(out.requests, largest_init.requests);
     max_into(out.limits, largest_init.limits);
     return out;
@@ -147,13 +151,15 @@ void add_template(PodBuilder& pod, const PodTemplate& t, std::string_view spec_f
                   std::vector<QuantityError>& errors) {
   for (std::size_t i = 0; i < t.containers.size(); ++i) {
     const Container& c = t.containers[i];
-    pod.add_app(
-        container_resources(c.requests, c.limits, {spec_field, group, "containers", i}, errors));
+    container_resources(c.requests, c.limits, {spec_field, group, "containers", i}, errors,
+                        pod.container);
+    pod.add_app(pod.container);
   }
   for (std::size_t i = 0; i < t.init_containers.size(); ++i) {
     const Container& c = t.init_containers[i];
-    pod.add_init(container_resources(c.requests, c.limits, {spec_field, group, "initContainers", i},
-                                     errors));
+    container_resources(c.requests, c.limits, {spec_field, group, "initContainers", i}, errors,
+                        pod.container);
+    pod.add_init(pod.container);
   }
 }
 
@@ -169,8 +175,10 @@ PodResources default_submitter_container() {
 // wholesale (requests and limits together), as KubeRay's BuildAutoscalerContainer does.
 PodResources autoscaler_container(const RayClusterSpec& rc, std::vector<QuantityError>& errors) {
   if (rc.autoscaler_options && (rc.autoscaler_options->requests || rc.autoscaler_options->limits)) {
-    return container_resources(rc.autoscaler_options->requests, rc.autoscaler_options->limits,
-                               {"spec.rayClusterSpec.autoscalerOptions.resources"}, errors);
+    PodResources r;
+    container_resources(rc.autoscaler_options->requests, rc.autoscaler_options->limits,
+                        {"spec.rayClusterSpec.autoscalerOptions.resources"}, errors, r);
+    return r;
   }
   PodResources r;
   r.requests = {{"cpu", Quantity::from_millis(500)}, {"memory", Quantity::from_units(512LL << 20)}};
@@ -305,7 +313,7 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
     if (mode == "SidecarMode") {
       pod.add_app(default_submitter_container());
     }
-    head.per_pod = pod.effective();
+    head.per_pod = std::move(pod).effective();
     fp.parts.push_back(std::move(head));
 
     for (std::size_t i = 0; i < rc.worker_groups.size(); ++i) {
@@ -322,7 +330,7 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
       part.counted_pods = part.pods;
       PodBuilder wpod;
       add_template(wpod, g.pod_template, {}, static_cast<int>(i), fp.errors);
-      part.per_pod = wpod.effective();
+      part.per_pod = std::move(wpod).effective();
       fp.parts.push_back(std::move(part));
     }
   }
@@ -345,7 +353,7 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
       PodBuilder spod;
       add_template(spod, *spec.submitter_pod_template, "spec.submitterPodTemplate.spec", -1,
                    fp.errors);
-      sub.per_pod = spod.effective();
+      sub.per_pod = std::move(spod).effective();
     } else {
       sub.per_pod = default_submitter_container();
     }
