@@ -107,17 +107,20 @@ std::optional<std::string_view> duplicate_key(const Value& obj) {
     while (size < 2 * n) {
       size *= 2;
     }
-    std::uint16_t slots[512];  // member index + 1; 0 is empty
+    std::uint16_t slots[512];   // member index + 1; 0 is empty
+    std::uint64_t hashes[512];  // the hash of the key in the same slot
     std::fill_n(slots, size, std::uint16_t{0});
     const auto* members = &*obj.MemberBegin();
     for (std::size_t m = 0; m < n; ++m) {
       const std::string_view key = key_of(members[m]);
-      for (std::size_t s = key_hash(key) & (size - 1);; s = (s + 1) & (size - 1)) {
+      const std::uint64_t h = key_hash(key);
+      for (std::size_t s = h & (size - 1);; s = (s + 1) & (size - 1)) {
         if (slots[s] == 0) {
           slots[s] = static_cast<std::uint16_t>(m + 1);
+          hashes[s] = h;
           break;
         }
-        if (key_of(members[slots[s] - 1]) == key) {
+        if (hashes[s] == h && key_of(members[slots[s] - 1]) == key) {
           return key;
         }
       }
