@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "policy/field_paths.hpp"
+
 namespace rjg::policy {
 
 namespace {
@@ -419,7 +421,7 @@ std::string ImageUse::field() const {
       out = "spec.rayClusterSpec.headGroupSpec.template.spec";
       break;
     case Where::kWorkerGroup:
-      out = "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(group) + "].template.spec";
+      out = worker_group_field(group) + ".template.spec";
       break;
     case Where::kSubmitter:
       out = "spec.submitterPodTemplate.spec";

@@ -8,6 +8,8 @@
 #include <optional>
 #include <utility>
 
+#include "policy/field_paths.hpp"
+
 namespace rjg::policy {
 
 namespace {
@@ -61,9 +63,9 @@ struct ResourcesField {
   const char* list = nullptr;  // "containers" / "initContainers", or nullptr when prefix is whole
   std::size_t index = 0;
   std::string str() const {
-    std::string out = group < 0 ? std::string(prefix)
-                                : "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(group) +
-                                      "].template.spec";
+    std::string out = group < 0
+                          ? std::string(prefix)
+                          : worker_group_field(static_cast<std::size_t>(group)) + ".template.spec";
     if (list != nullptr) {
       out += std::string(".") + list + "[" + std::to_string(index) + "].resources";
     }
@@ -257,7 +259,7 @@ std::string FootprintPart::field() const {
     case Kind::kHead:
       return "spec.rayClusterSpec.headGroupSpec";
     case Kind::kWorkerGroup:
-      return "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(worker_index) + "]";
+      return worker_group_field(static_cast<std::size_t>(worker_index));
     case Kind::kSubmitter:
       return submitter_template ? "spec.submitterPodTemplate" : "spec";
   }
@@ -279,6 +281,10 @@ Quantity PodFootprint::part_amount(const FootprintPart& p, std::string_view key)
   if (key == "count/pods") {
     return Quantity::from_units(p.counted_pods);
   }
+  return per_pod_amount(p, key) * p.pods;
+}
+
+Quantity PodFootprint::per_pod_amount(const FootprintPart& p, std::string_view key) {
   const FlatMap<Quantity>* list = &p.per_pod.requests;
   if (starts_with(key, kRequestsPrefix)) {
     key.remove_prefix(kRequestsPrefix.size());
@@ -287,7 +293,7 @@ Quantity PodFootprint::part_amount(const FootprintPart& p, std::string_view key)
     list = &p.per_pod.limits;
   }  // else a bare "cpu", "memory" or "ephemeral-storage": a request
   const auto it = list->find(key);
-  return it == list->end() ? Quantity() : it->second * p.pods;
+  return it == list->end() ? Quantity() : it->second;
 }
 
 PodFootprint compute_pod_footprint(const RayJob& job) {

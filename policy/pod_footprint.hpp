@@ -86,8 +86,12 @@ struct PodFootprint {
   // it.
   Quantity amount(std::string_view key) const;
   // Returns part `p`'s contribution to quota key `key` (any accepted spelling): `pods` or
-  // `counted_pods` for the pod counts, else the per-pod request or limit times `pods`.
+  // `counted_pods` for the pod counts, else per_pod_amount times `pods`.
   static Quantity part_amount(const FootprintPart& p, std::string_view key);
+  // Returns one pod of part `p`'s request or limit for resource key `key` ("requests.cpu",
+  // "limits.nvidia.com/gpu", or a bare "cpu" meaning requests.cpu); zero when it sets none.
+  // REQUIRES: `key` is not a pod-count key.
+  static Quantity per_pod_amount(const FootprintPart& p, std::string_view key);
 };
 
 // Computes the worst-case footprint of `job` (see kuberay-rayjob.md §8). The parts point into

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/field_paths.hpp"
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
@@ -240,8 +241,8 @@ void Checker::unknown_fields() {
         const auto& hosts = rc_->worker_groups[i].num_of_hosts;
         // 1 is what the operator does without the field, and a newer CRD writes it as a default.
         if (hosts && *hosts != 1) {
-          unknown("spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].numOfHosts",
-                  "1.1", "every replica is one Pod here; remove numOfHosts and scale replicas");
+          unknown(worker_group_field(i) + ".numOfHosts", "1.1",
+                  "every replica is one Pod here; remove numOfHosts and scale replicas");
         }
       }
     }
@@ -267,7 +268,7 @@ void Checker::unknown_fields() {
     if (rc_ != nullptr) {
       for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
         if (rc_->worker_groups[i].suspend.value_or(false)) {
-          unknown("spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].suspend", "1.3",
+          unknown(worker_group_field(i) + ".suspend", "1.3",
                   "remove suspend and set replicas instead");
         }
       }

@@ -23,13 +23,6 @@ std::pair<std::string, std::string> split_key(const std::string& canonical) {
   return {canonical.substr(0, dot), canonical.substr(dot + 1)};
 }
 
-Quantity per_pod(const FootprintPart& p, const std::string& canonical) {
-  const auto [list, resource] = split_key(canonical);
-  const auto& m = list == "requests" ? p.per_pod.requests : p.per_pod.limits;
-  auto it = m.find(resource);
-  return it == m.end() ? Quantity() : it->second;
-}
-
 std::string describe(const FootprintPart& p, const std::string& canonical, const Quantity& amount) {
   if (canonical == "count/pods" && p.kind == FootprintPart::Kind::kSubmitter &&
       p.counted_pods != p.pods) {
@@ -42,8 +35,8 @@ std::string describe(const FootprintPart& p, const std::string& canonical, const
   if (p.pods == 1) {
     return p.label() + " " + amount.to_string();
   }
-  return p.label() + " " + std::to_string(p.pods) + " pods x " + per_pod(p, canonical).to_string() +
-         " = " + amount.to_string();
+  return p.label() + " " + std::to_string(p.pods) + " pods x " +
+         PodFootprint::per_pod_amount(p, canonical).to_string() + " = " + amount.to_string();
 }
 
 }  // namespace

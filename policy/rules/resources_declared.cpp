@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/field_paths.hpp"
 #include "policy/quantity.hpp"
 #include "policy/rules/rules.hpp"
 
@@ -166,9 +167,7 @@ void check_resources_declared(const RuleContext& ctx, Findings& out) {
     check_template(rc.head.pod_template, fixed("spec.rayClusterSpec.headGroupSpec.template.spec"),
                    "", out);
     for (std::size_t i = 0; i < rc.worker_groups.size(); ++i) {
-      const auto spec_field_of = [i] {
-        return "spec.rayClusterSpec.workerGroupSpecs[" + std::to_string(i) + "].template.spec";
-      };
+      const auto spec_field_of = [i] { return worker_group_field(i) + ".template.spec"; };
       check_template(rc.worker_groups[i].pod_template, spec_field_of, "", out);
     }
     // KubeRay's autoscaler defaults set everything; an override replaces them wholesale.
