@@ -13,7 +13,7 @@ using json::Path;
 using json::Value;
 
 // Quantities are int-or-string in the CRD: an integer arrives as a JSON number.
-Status read_resource_list(const Value& obj, const char* key, const Path& path,
+Status read_resource_list(const Value& obj, std::string_view key, const Path& path,
                           std::optional<policy::ResourceList>& out) {
   RJG_ASSIGN_OR_RETURN(const Value* list, json::read_object(obj, key, path));
   if (list == nullptr) {
@@ -39,7 +39,7 @@ Status read_resource_list(const Value& obj, const char* key, const Path& path,
   return {};
 }
 
-Status decode_containers(const Value& spec, const char* key, const Path& path,
+Status decode_containers(const Value& spec, std::string_view key, const Path& path,
                          std::vector<policy::Container>& out) {
   RJG_ASSIGN_OR_RETURN(const Value* list, json::read_array(spec, key, path));
   if (list == nullptr) {
@@ -86,7 +86,7 @@ Status decode_group_common(const Value& group, const Path& path, policy::PodTemp
   }
   RJG_ASSIGN_OR_RETURN(const Value* params, json::read_object(group, "rayStartParams", path));
   if (params != nullptr) {
-    for (const char* key : {"num-cpus", "num-gpus", "memory", "resources"}) {
+    for (std::string_view key : {"num-cpus", "num-gpus", "memory", "resources"}) {
       if (json::member(*params, key) != nullptr) {
         sets_resources = true;
       }
@@ -153,7 +153,7 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
   return {};
 }
 
-Status read_policy_holder(const Value& obj, const char* key, const Path& path, bool& has,
+Status read_policy_holder(const Value& obj, std::string_view key, const Path& path, bool& has,
                           std::optional<std::string>& policy) {
   RJG_ASSIGN_OR_RETURN(const Value* holder, json::read_object(obj, key, path));
   if (holder == nullptr) {

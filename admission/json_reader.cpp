@@ -18,8 +18,8 @@ void Path::append_to(std::string& out) const {
   if (parent_ != nullptr) {
     parent_->append_to(out);
   }
-  if (key_ != nullptr) {
-    if (!out.empty() && key_[0] != '\0') {
+  if (index_ == kNoIndex) {
+    if (!out.empty() && !key_.empty()) {
       out += '.';
     }
     out += key_;
@@ -391,7 +391,7 @@ const Value* member(const Value& obj, std::string_view key) {
   return &it->value;
 }
 
-Status read_string(const Value& obj, const char* key, const Path& path, std::string& out) {
+Status read_string(const Value& obj, std::string_view key, const Path& path, std::string& out) {
   const Value* v = member(obj, key);
   if (v == nullptr) {
     return {};
@@ -403,7 +403,7 @@ Status read_string(const Value& obj, const char* key, const Path& path, std::str
   return {};
 }
 
-Status read_string(const Value& obj, const char* key, const Path& path,
+Status read_string(const Value& obj, std::string_view key, const Path& path,
                    std::optional<std::string>& out) {
   const Value* v = member(obj, key);
   if (v == nullptr) {
@@ -416,7 +416,8 @@ Status read_string(const Value& obj, const char* key, const Path& path,
   return {};
 }
 
-Status read_bool(const Value& obj, const char* key, const Path& path, std::optional<bool>& out) {
+Status read_bool(const Value& obj, std::string_view key, const Path& path,
+                 std::optional<bool>& out) {
   const Value* v = member(obj, key);
   if (v == nullptr) {
     return {};
@@ -428,7 +429,7 @@ Status read_bool(const Value& obj, const char* key, const Path& path, std::optio
   return {};
 }
 
-Status read_bool(const Value& obj, const char* key, const Path& path, bool& out) {
+Status read_bool(const Value& obj, std::string_view key, const Path& path, bool& out) {
   std::optional<bool> b;
   Status st = read_bool(obj, key, path, b);
   if (st.ok() && b) {
@@ -452,7 +453,7 @@ Result<std::int64_t> as_int64(const Value& v, const Path& path) {
                           "an exponent out of int64 range");
 }
 
-Status read_int64(const Value& obj, const char* key, const Path& path,
+Status read_int64(const Value& obj, std::string_view key, const Path& path,
                   std::optional<std::int64_t>& out) {
   const Value* v = member(obj, key);
   if (v == nullptr) {
@@ -466,7 +467,7 @@ Status read_int64(const Value& obj, const char* key, const Path& path,
   return {};
 }
 
-Status read_int32(const Value& obj, const char* key, const Path& path,
+Status read_int32(const Value& obj, std::string_view key, const Path& path,
                   std::optional<std::int64_t>& out) {
   std::optional<std::int64_t> i;
   Status st = read_int64(obj, key, path, i);
@@ -487,7 +488,7 @@ Status read_int32(const Value& obj, const char* key, const Path& path,
 namespace {
 
 // read_string_map and check_string_map: stores into `out` when it is not null.
-Status string_map(const Value& obj, const char* key, const Path& path,
+Status string_map(const Value& obj, std::string_view key, const Path& path,
                   std::optional<FlatMap<std::string>>* out, std::string_view keep_prefix) {
   const Value* v = member(obj, key);
   if (v == nullptr) {
@@ -516,16 +517,16 @@ Status string_map(const Value& obj, const char* key, const Path& path,
 
 }  // namespace
 
-Status read_string_map(const Value& obj, const char* key, const Path& path,
+Status read_string_map(const Value& obj, std::string_view key, const Path& path,
                        std::optional<FlatMap<std::string>>& out, std::string_view keep_prefix) {
   return string_map(obj, key, path, &out, keep_prefix);
 }
 
-Status check_string_map(const Value& obj, const char* key, const Path& path) {
+Status check_string_map(const Value& obj, std::string_view key, const Path& path) {
   return string_map(obj, key, path, nullptr, {});
 }
 
-Status read_string_list(const Value& obj, const char* key, const Path& path,
+Status read_string_list(const Value& obj, std::string_view key, const Path& path,
                         std::vector<std::string>& out) {
   const Value* v = member(obj, key);
   if (v == nullptr) {
@@ -547,7 +548,7 @@ Status read_string_list(const Value& obj, const char* key, const Path& path,
   return {};
 }
 
-Result<const Value*> read_object(const Value& obj, const char* key, const Path& path) {
+Result<const Value*> read_object(const Value& obj, std::string_view key, const Path& path) {
   const Value* v = member(obj, key);
   if (v == nullptr) {
     return static_cast<const Value*>(nullptr);
@@ -557,7 +558,7 @@ Result<const Value*> read_object(const Value& obj, const char* key, const Path& 
   return v;
 }
 
-Result<const Value*> read_array(const Value& obj, const char* key, const Path& path) {
+Result<const Value*> read_array(const Value& obj, std::string_view key, const Path& path) {
   const Value* v = member(obj, key);
   if (v == nullptr) {
     return static_cast<const Value*>(nullptr);

@@ -32,24 +32,25 @@ inline constexpr std::size_t kMaxDepth = 1000;
 class Path {
  public:
   // A root such as "request.object" or "" (for manifests, where paths start at "spec...").
-  explicit Path(const char* root) : parent_(nullptr), key_(root) {}
+  explicit Path(std::string_view root) : parent_(nullptr), key_(root) {}
 
-  // The path of member `key` of this value. `key` must outlive the returned Path.
-  Path field(const char* key) const { return Path(this, key, kNoIndex); }
+  // The path of member `key` of this value. The characters of `key` must outlive the returned
+  // Path (string literals, or keys in the parsed document).
+  Path field(std::string_view key) const { return Path(this, key, kNoIndex); }
   // The path of element `index` of this array.
-  Path index(std::size_t i) const { return Path(this, nullptr, i); }
+  Path index(std::size_t i) const { return Path(this, {}, i); }
 
   // Returns the dotted text: "request.object.spec.backoffLimit", "spec.containers[2]".
   std::string str() const;
 
  private:
   static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
-  Path(const Path* parent, const char* key, std::size_t i)
+  Path(const Path* parent, std::string_view key, std::size_t i)
       : parent_(parent), key_(key), index_(i) {}
   void append_to(std::string& out) const;
 
   const Path* parent_;
-  const char* key_;
+  std::string_view key_;  // unused for an array element (index_ != kNoIndex)
   std::size_t index_ = kNoIndex;
 };
 
@@ -104,34 +105,35 @@ const Value* member(const Value& obj, std::string_view key);
 // The readers below look up member `key` of object `obj` (path `path` is obj's path). When the
 // member is absent or null they leave `out` untouched and return ok; when its type is wrong they
 // return kInvalidArgument "<path>.<key>: expected ..., got ...". REQUIRES: obj.IsObject().
-Status read_string(const Value& obj, const char* key, const Path& path, std::string& out);
-Status read_string(const Value& obj, const char* key, const Path& path,
+Status read_string(const Value& obj, std::string_view key, const Path& path, std::string& out);
+Status read_string(const Value& obj, std::string_view key, const Path& path,
                    std::optional<std::string>& out);
-Status read_bool(const Value& obj, const char* key, const Path& path, std::optional<bool>& out);
-Status read_bool(const Value& obj, const char* key, const Path& path, bool& out);
+Status read_bool(const Value& obj, std::string_view key, const Path& path,
+                 std::optional<bool>& out);
+Status read_bool(const Value& obj, std::string_view key, const Path& path, bool& out);
 // An integer that fits in int64 (a number with a fraction, or one out of range, is an error).
-Status read_int64(const Value& obj, const char* key, const Path& path,
+Status read_int64(const Value& obj, std::string_view key, const Path& path,
                   std::optional<std::int64_t>& out);
 // As read_int64, for Kubernetes int32 fields: values outside int32 are errors.
-Status read_int32(const Value& obj, const char* key, const Path& path,
+Status read_int32(const Value& obj, std::string_view key, const Path& path,
                   std::optional<std::int64_t>& out);
 // A map of string to string (labels, annotations, clusterSelector), without duplicate keys. Every
 // value must be a string; only the entries whose key starts with `keep_prefix` are stored in
 // `out` (all of them when it is empty), so that a reader can type-check a whole map but copy only
 // what it uses.
-Status read_string_map(const Value& obj, const char* key, const Path& path,
+Status read_string_map(const Value& obj, std::string_view key, const Path& path,
                        std::optional<FlatMap<std::string>>& out, std::string_view keep_prefix = {});
 // As read_string_map, but stores nothing: only the types are checked.
-Status check_string_map(const Value& obj, const char* key, const Path& path);
-Status read_string_list(const Value& obj, const char* key, const Path& path,
+Status check_string_map(const Value& obj, std::string_view key, const Path& path);
+Status read_string_list(const Value& obj, std::string_view key, const Path& path,
                         std::vector<std::string>& out);
 
 // Returns member `key` when it is an object, nullptr when absent or null, kInvalidArgument when
 // it has another type or a duplicate key (see check_object). The returned pointer is into `obj`'s
 // document.
-Result<const Value*> read_object(const Value& obj, const char* key, const Path& path);
+Result<const Value*> read_object(const Value& obj, std::string_view key, const Path& path);
 // As read_object, for arrays.
-Result<const Value*> read_array(const Value& obj, const char* key, const Path& path);
+Result<const Value*> read_array(const Value& obj, std::string_view key, const Path& path);
 
 // Converts `v` (a JSON integer in int64 range) to int64. kInvalidArgument otherwise.
 Result<std::int64_t> as_int64(const Value& v, const Path& path);

@@ -53,7 +53,7 @@ Status only_keys(const Value& obj, const Path& path,
 }
 
 // An object member that must be a mapping when present. Sets `out` to nullptr when absent.
-Status object_member(const Value& obj, const char* key, const Path& path, const Value*& out) {
+Status object_member(const Value& obj, std::string_view key, const Path& path, const Value*& out) {
   auto r = json::read_object(obj, key, path);
   if (!r.ok()) {
     return r.error();
@@ -62,7 +62,7 @@ Status object_member(const Value& obj, const char* key, const Path& path, const 
   return {};
 }
 
-Status read_seconds(const Value& obj, const char* key, const Path& path, long long& out,
+Status read_seconds(const Value& obj, std::string_view key, const Path& path, long long& out,
                     long long min) {
   std::optional<std::int64_t> v;
   RJG_RETURN_IF_ERROR(json::read_int64(obj, key, path, v));
@@ -77,7 +77,7 @@ Status read_seconds(const Value& obj, const char* key, const Path& path, long lo
   return {};
 }
 
-Status read_patterns(const Value& obj, const char* key, const Path& path,
+Status read_patterns(const Value& obj, std::string_view key, const Path& path,
                      std::vector<std::string>& out) {
   RJG_RETURN_IF_ERROR(json::read_string_list(obj, key, path, out));
   for (std::size_t i = 0; i < out.size(); ++i) {
@@ -88,7 +88,8 @@ Status read_patterns(const Value& obj, const char* key, const Path& path,
   return {};
 }
 
-Status read_min_version(const Value& obj, const char* key, const Path& path, std::string& out) {
+Status read_min_version(const Value& obj, std::string_view key, const Path& path,
+                        std::string& out) {
   std::optional<std::string> v;
   RJG_RETURN_IF_ERROR(json::read_string(obj, key, path, v));
   if (!v) {
@@ -148,9 +149,10 @@ Status decode_kuberay(const Value& k, const Path& path, policy::KubeRayConfig& o
 }
 
 Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfig& out) {
-  RJG_RETURN_IF_ERROR(only_keys(l, path,
-                    {"mode", "maxSucceededTTLSeconds", "minFailedTTLSeconds", "maxFailedTTLSeconds",
-                     "maxActiveDeadlineSeconds", "maxBackoffLimit", "allowClusterSelector"}));
+  RJG_RETURN_IF_ERROR(
+      only_keys(l, path,
+                {"mode", "maxSucceededTTLSeconds", "minFailedTTLSeconds", "maxFailedTTLSeconds",
+                 "maxActiveDeadlineSeconds", "maxBackoffLimit", "allowClusterSelector"}));
   std::optional<std::string> mode;
   RJG_RETURN_IF_ERROR(json::read_string(l, "mode", path, mode));
   if (mode) {
@@ -168,10 +170,12 @@ Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfi
                     *mode + "\"");
     }
   }
-  RJG_RETURN_IF_ERROR(read_seconds(l, "maxSucceededTTLSeconds", path, out.max_succeeded_ttl_seconds, 0));
+  RJG_RETURN_IF_ERROR(
+      read_seconds(l, "maxSucceededTTLSeconds", path, out.max_succeeded_ttl_seconds, 0));
   RJG_RETURN_IF_ERROR(read_seconds(l, "minFailedTTLSeconds", path, out.min_failed_ttl_seconds, 0));
   RJG_RETURN_IF_ERROR(read_seconds(l, "maxFailedTTLSeconds", path, out.max_failed_ttl_seconds, 0));
-  RJG_RETURN_IF_ERROR(read_seconds(l, "maxActiveDeadlineSeconds", path, out.max_active_deadline_seconds, 1));
+  RJG_RETURN_IF_ERROR(
+      read_seconds(l, "maxActiveDeadlineSeconds", path, out.max_active_deadline_seconds, 1));
   RJG_RETURN_IF_ERROR(read_seconds(l, "maxBackoffLimit", path, out.max_backoff_limit, 0));
   RJG_RETURN_IF_ERROR(json::read_bool(l, "allowClusterSelector", path, out.allow_cluster_selector));
   if (out.min_failed_ttl_seconds <= out.max_succeeded_ttl_seconds) {
@@ -377,8 +381,8 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
   if (!root.IsObject()) {
     return json::type_error(path, "a mapping (the policy document)", root);
   }
-  RJG_RETURN_IF_ERROR(only_keys(root, path,
-                    {"apiVersion", "kind", "kuberay", "lifecycle", "images", "quota", "rules"}));
+  RJG_RETURN_IF_ERROR(only_keys(
+      root, path, {"apiVersion", "kind", "kuberay", "lifecycle", "images", "quota", "rules"}));
   std::string api_version;
   std::string kind;
   RJG_RETURN_IF_ERROR(json::read_string(root, "apiVersion", path, api_version));
