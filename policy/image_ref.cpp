@@ -261,7 +261,7 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
   std::string_view name = text;
   const std::size_t at = text.find('@');
   if (at != std::string_view::npos) {
-    ref.digest = std::string(text.substr(at + 1));
+    ref.digest = text.substr(at + 1);
     name = text.substr(0, at);
     Status s = check_digest(ref.digest);
     if (!s.ok()) {
@@ -272,16 +272,16 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
   const std::size_t tag_colon =
       name.find(':', last_slash == std::string_view::npos ? 0 : last_slash + 1);
   if (tag_colon != std::string_view::npos) {
-    ref.tag = std::string(name.substr(tag_colon + 1));
+    ref.tag = name.substr(tag_colon + 1);
     name = name.substr(0, tag_colon);
     if (ref.tag.empty() || ref.tag.size() > 128 || !is_word(ref.tag[0])) {
       return invalid_argument(
-          "tag \"" + ref.tag +
+          "tag \"" + std::string(ref.tag) +
           "\" is not valid (a letter, digit or _ first, at most 128 characters)");
     }
     for (char c : ref.tag) {
       if (!is_word(c) && c != '.' && c != '-') {
-        return invalid_argument("tag \"" + ref.tag +
+        return invalid_argument("tag \"" + std::string(ref.tag) +
                                 "\" may hold only letters, digits, '_', '.' and '-'");
       }
     }
@@ -295,7 +295,7 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
       if (!valid_registry(first)) {
         return invalid_argument("registry \"" + std::string(first) + "\" is not a host[:port]");
       }
-      ref.registry = std::string(first);
+      ref.registry = first;
       path = name.substr(first_slash + 1);
     }
   }
@@ -320,7 +320,7 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
   if (name.size() > 255) {
     return invalid_argument("the repository name is longer than 255 characters");
   }
-  ref.repository = std::string(path);
+  ref.repository = path;
   return ref;
 }
 
@@ -374,16 +374,18 @@ ImageSpellings::ImageSpellings(std::string_view image) : image_(image) {
   if (!r.registry.empty() && r.registry != "docker.io" && r.registry != "index.docker.io") {
     return;
   }
-  std::string rest = r.repository;
+  std::string rest(r.repository);
   if (!r.tag.empty()) {
-    rest += ":" + r.tag;
+    rest += ':';
+    rest += r.tag;
   }
   if (!r.digest.empty()) {
-    rest += "@" + r.digest;
+    rest += '@';
+    rest += r.digest;
   }
-  const bool official = r.repository.find('/') == std::string::npos;
+  const bool official = r.repository.find('/') == std::string_view::npos;
   const std::string short_rest =
-      r.repository.rfind("library/", 0) == 0 && r.repository.find('/', 8) == std::string::npos
+      r.repository.rfind("library/", 0) == 0 && r.repository.find('/', 8) == std::string_view::npos
           ? rest.substr(8)
           : rest;
   const std::string long_rest = official ? "library/" + rest : rest;

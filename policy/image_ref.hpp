@@ -12,14 +12,16 @@
 
 namespace rjg::policy {
 
+// The parts of one image reference. Every field points into the text given to parse_image_ref,
+// which must outlive the ImageRef.
 struct ImageRef {
   // "ghcr.io", "localhost:5000", "123456789012.dkr.ecr.us-east-1.amazonaws.com"; empty when the
   // reference names none (Docker Hub is implied).
-  std::string registry;
+  std::string_view registry;
   // The path inside the registry as written: "rayproject/ray", "ubuntu", "team/sub/image".
-  std::string repository;
-  std::string tag;     // "2.52.0-py310"; empty when absent (the runtime pulls :latest)
-  std::string digest;  // "sha256:<64 hex>"; empty when absent
+  std::string_view repository;
+  std::string_view tag;     // "2.52.0-py310"; empty when absent (the runtime pulls :latest)
+  std::string_view digest;  // "sha256:<64 hex>"; empty when absent
 };
 
 // Parses `text` with the Docker reference grammar: `[registry/]path[:tag][@digest]`. The first
@@ -27,7 +29,8 @@ struct ImageRef {
 // contains a `.` or a `:` or is `localhost`. The tag follows the last `:` of the last component;
 // the digest is `algorithm:hex` after `@` (sha256 with exactly 64 lower-case hex digits, sha512
 // with 128). Path components are lower-case alphanumerics joined by `.`, `_`, `__` or dashes.
-// Returns kInvalidArgument, with what is wrong, for an empty or malformed reference.
+// Returns kInvalidArgument, with what is wrong, for an empty or malformed reference. The result
+// points into `text`.
 Result<ImageRef> parse_image_ref(std::string_view text);
 
 // Returns true when glob `pattern` matches the whole of `text`: `*` matches any run of characters
@@ -46,7 +49,8 @@ bool image_matches(std::string_view pattern, std::string_view image);
 
 // One image with its Docker Hub spellings (as image_matches defines them), computed once so that
 // many policy patterns can be tested against it without re-parsing or building strings.
-// Keeps its own copy of the image.
+// Points into the image text given to the constructor, which must outlive it; only the other
+// spellings (Docker Hub images) are copies.
 class ImageSpellings {
  public:
   explicit ImageSpellings(std::string_view image);
@@ -54,7 +58,7 @@ class ImageSpellings {
   bool matched_by(std::string_view pattern) const;
 
  private:
-  std::string image_;
+  std::string_view image_;
   std::vector<std::string> others_;  // other spellings of the same image, none equal to image_
 };
 
