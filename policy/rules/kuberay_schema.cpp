@@ -6,10 +6,10 @@
 // Which submissionMode values a version knows is submission-mode's, so it is reported once.
 // A field whose value is what the operator does without it (backoffLimit 0, numOfHosts 1) is not
 // reported as unknown: a CRD newer than the operator writes exactly those as defaults.
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,8 +25,8 @@ namespace {
 constexpr std::size_t kMaxRayJobNameLength = 47;  // 53 - 6: the RayCluster name adds a suffix
 constexpr std::string_view kClusterNameKey = "ray.io/cluster";
 
-const std::array<std::string_view, 4> kDeletionPolicies = {"DeleteCluster", "DeleteWorkers",
-                                                           "DeleteSelf", "DeleteNone"};
+constexpr std::array<std::string_view, 4> kDeletionPolicies = {"DeleteCluster", "DeleteWorkers",
+                                                               "DeleteSelf", "DeleteNone"};
 
 std::string quoted(std::string_view v) { return "\"" + std::string(v) + "\""; }
 
@@ -433,34 +433,46 @@ void Checker::legacy_deletion(const DeletionStrategy& ds) {
 }
 
 void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
-  // condition ("jobStatus SUCCEEDED") -> policy -> (ttl, index) of its first valid rule.
+  // A valid rule has one of three conditions and one of the four policies; per (condition,
+  // policy) the first valid rule is kept. Conditions are listed in the order their names sort
+  // ("jobDeploymentStatus Failed" < "jobStatus FAILED" < "jobStatus SUCCEEDED"), so that findings
+  // come out in a fixed order.
   struct Seen {
-    std::int64_t ttl;
-    std::size_t index;
+    std::int64_t ttl = 0;
+    std::size_t index = 0;
+    bool set = false;
   };
-  std::map<std::string, std::map<std::string, Seen>> by_condition;
+  constexpr std::array<std::string_view, 3> kConditions = {
+      "jobDeploymentStatus Failed", "jobStatus FAILED", "jobStatus SUCCEEDED"};
+  std::array<std::array<Seen, kDeletionPolicies.size()>, kConditions.size()> seen{};
+  auto policy_index = [](std::string_view policy) {
+    return static_cast<std::size_t>(
+        std::find(kDeletionPolicies.begin(), kDeletionPolicies.end(), policy) -
+        kDeletionPolicies.begin());
+  };
   const bool deployment_known = since(6);
 
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const DeletionRule& r = rules[i];
-    const std::string base = "spec.deletionStrategy.deletionRules[" + std::to_string(i) + "]";
+    // Field paths are built only for findings.
+    auto base = [i] { return "spec.deletionStrategy.deletionRules[" + std::to_string(i) + "]"; };
+    auto cond = [&base] { return base() + ".condition"; };
     bool valid = true;
     if (!r.policy) {
-      crd_rejects(base + ".policy", "missing", "set policy: DeleteSelf");
+      crd_rejects(base() + ".policy", "missing", "set policy: DeleteSelf");
       valid = false;
     } else if (!is_one_of(*r.policy, kDeletionPolicies)) {
-      crd_rejects(base + ".policy", quoted(*r.policy) + " is not a deletion policy",
+      crd_rejects(base() + ".policy", quoted(*r.policy) + " is not a deletion policy",
                   "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)");
       valid = false;
     }
     if (!r.has_condition) {
-      crd_rejects(base + ".condition", "missing",
+      crd_rejects(cond(), "missing",
                   "set condition: {jobStatus: SUCCEEDED or FAILED, ttlSeconds: N}");
       continue;
     }
-    const std::string cond = base + ".condition";
     if (r.job_deployment_status && !deployment_known) {
-      add(cond + ".jobDeploymentStatus",
+      add(cond() + ".jobDeploymentStatus",
           "the KubeRay " + ver_ +
               " API does not know this field (it exists from 1.6): the apiserver prunes it or "
               "the operator ignores it, so the rule cannot match; use jobStatus: FAILED (in " +
@@ -468,32 +480,32 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
       valid = false;
     }
     if (!deployment_known && !r.job_status) {
-      crd_rejects(cond + ".jobStatus", "missing (required in KubeRay " + ver_ + ")",
+      crd_rejects(cond() + ".jobStatus", "missing (required in KubeRay " + ver_ + ")",
                   "set jobStatus: SUCCEEDED or FAILED");
       valid = false;
     } else if (deployment_known && r.job_status && r.job_deployment_status) {
-      crd_rejects(cond, "sets both jobStatus and jobDeploymentStatus",
+      crd_rejects(cond(), "sets both jobStatus and jobDeploymentStatus",
                   "split it into two rules, one per field");
       valid = false;
     } else if (deployment_known && !r.job_status && !r.job_deployment_status) {
-      crd_rejects(cond, "sets neither jobStatus nor jobDeploymentStatus",
+      crd_rejects(cond(), "sets neither jobStatus nor jobDeploymentStatus",
                   "set jobStatus: SUCCEEDED or FAILED, or jobDeploymentStatus: Failed");
       valid = false;
     }
     if (r.job_status && *r.job_status != "SUCCEEDED" && *r.job_status != "FAILED") {
-      crd_rejects(cond + ".jobStatus", quoted(*r.job_status) + " is not SUCCEEDED or FAILED",
+      crd_rejects(cond() + ".jobStatus", quoted(*r.job_status) + " is not SUCCEEDED or FAILED",
                   "use jobStatus: SUCCEEDED or FAILED");
       valid = false;
     }
     if (deployment_known && r.job_deployment_status && *r.job_deployment_status != "Failed") {
-      crd_rejects(cond + ".jobDeploymentStatus",
+      crd_rejects(cond() + ".jobDeploymentStatus",
                   quoted(*r.job_deployment_status) + " is not Failed",
                   "use jobDeploymentStatus: Failed");
       valid = false;
     }
     const std::int64_t ttl = r.ttl_seconds.value_or(0);
     if (ttl < 0) {
-      rejects(cond + ".ttlSeconds", std::to_string(ttl) + " is negative",
+      rejects(cond() + ".ttlSeconds", std::to_string(ttl) + " is negative",
               "set ttlSeconds to 0 or more");
       valid = false;
     }
@@ -502,49 +514,49 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
     }
     const std::string& p = *r.policy;
     if (selector_mode() && (p == "DeleteCluster" || p == "DeleteWorkers")) {
-      rejects(base + ".policy", p + " cannot be used with clusterSelector",
+      rejects(base() + ".policy", p + " cannot be used with clusterSelector",
               "use DeleteSelf or DeleteNone");
       continue;
     }
     if (p == "DeleteWorkers" && is_autoscaling(rc_)) {
-      rejects(base + ".policy", "DeleteWorkers does not work with enableInTreeAutoscaling",
+      rejects(base() + ".policy", "DeleteWorkers does not work with enableInTreeAutoscaling",
               "use DeleteCluster or DeleteSelf");
       continue;
     }
-    const std::string key = r.job_status ? "jobStatus " + *r.job_status
-                                         : "jobDeploymentStatus " + *r.job_deployment_status;
-    auto& policies = by_condition[key];
-    if (const auto it = policies.find(p); it != policies.end()) {
-      rejects(base,
-              "duplicates deletionRules[" + std::to_string(it->second.index) + "] (" + p + " for " +
-                  key + ")",
+    // Valid here: exactly one of jobStatus (SUCCEEDED or FAILED) and jobDeploymentStatus (Failed).
+    const std::size_t c = !r.job_status ? 0 : *r.job_status == "FAILED" ? 1 : 2;
+    Seen& slot = seen[c][policy_index(p)];
+    if (slot.set) {
+      rejects(base(),
+              "duplicates deletionRules[" + std::to_string(slot.index) + "] (" + p + " for " +
+                  std::string(kConditions[c]) + ")",
               "keep one rule per condition and policy");
       continue;
     }
-    policies.emplace(p, Seen{ttl, i});
+    slot = {ttl, i, true};
   }
 
   // Per condition, TTLs must not decrease along DeleteWorkers -> DeleteCluster -> DeleteSelf.
   constexpr std::array<std::string_view, 3> kOrder = {"DeleteWorkers", "DeleteCluster",
                                                       "DeleteSelf"};
-  for (const auto& [key, policies] : by_condition) {
+  for (std::size_t c = 0; c < kConditions.size(); ++c) {
     const Seen* prev = nullptr;
     std::string_view prev_name;
     for (std::string_view name : kOrder) {
-      const auto it = policies.find(std::string(name));
-      if (it == policies.end()) {
+      const Seen& it = seen[c][policy_index(name)];
+      if (!it.set) {
         continue;
       }
-      if (prev != nullptr && it->second.ttl < prev->ttl) {
-        rejects("spec.deletionStrategy.deletionRules[" + std::to_string(it->second.index) +
+      if (prev != nullptr && it.ttl < prev->ttl) {
+        rejects("spec.deletionStrategy.deletionRules[" + std::to_string(it.index) +
                     "].condition.ttlSeconds",
-                "for " + key + ", the " + std::string(name) + " TTL (" +
-                    std::to_string(it->second.ttl) + ") is shorter than the " +
-                    std::string(prev_name) + " TTL (" + std::to_string(prev->ttl) + ")",
+                "for " + std::string(kConditions[c]) + ", the " + std::string(name) + " TTL (" +
+                    std::to_string(it.ttl) + ") is shorter than the " + std::string(prev_name) +
+                    " TTL (" + std::to_string(prev->ttl) + ")",
                 "make TTLs non-decreasing in the order DeleteWorkers <= DeleteCluster <= "
                 "DeleteSelf");
       }
-      prev = &it->second;
+      prev = &it;
       prev_name = name;
     }
   }
