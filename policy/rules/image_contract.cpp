@@ -2,8 +2,11 @@
 // an image built under the tenant image contract (images.allow), or a stock Ray image
 // (images.stock.patterns) whose job pins boto3/botocore at or above the floor in runtimeEnvYAML
 // pip and downloads nothing from S3 before that pip runs; images.deny always loses.
+#include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "policy/image_ref.hpp"
@@ -122,51 +125,63 @@ StockVerdict judge_runtime_env(const RuntimeEnv& env, const ImagesConfig& images
               pin_hint + " to runtimeEnvYAML pip"};
 }
 
-}  // namespace
-
-void check_image_contract(const RuleContext& ctx, Findings& out) {
+// Returns the problem with `image` ("" when it is fine). The message starts with the quoted image.
+std::string judge_image(std::string_view image_text, const RuleContext& ctx,
+                        std::optional<StockVerdict>& stock) {
   const ImagesConfig& images = ctx.policy.images;
-  // Messages are built only for images that produce a finding.
   auto contract = [&images] {
     return "use an image built under the tenant image contract (" + join(images.allow) + ")";
   };
+  const ImageSpellings image(image_text);
+  const ImageDenyEntry* denied = nullptr;
+  for (const ImageDenyEntry& d : images.deny) {
+    if (image.matched_by(d.pattern)) {
+      denied = &d;
+      break;
+    }
+  }
+  if (denied == nullptr && matches_any(images.allow, image)) {
+    return {};
+  }
+  const std::string quoted = "\"" + std::string(image_text) + "\"";
+  if (denied != nullptr) {
+    return quoted + " " + denied->reason + "; " + contract();
+  }
+  if (matches_any(images.stock_patterns, image)) {
+    if (!stock) {
+      stock = judge_runtime_env(ctx.job.spec.runtime_env, images);
+    }
+    if (stock->ok) {
+      return {};
+    }
+    return quoted + " is a stock Ray image whose botocore may not reach EKS Pod Identity, and " +
+           stock->problem + "; " + (stock->s3 ? contract() : "or " + contract());
+  }
+  std::string message = quoted + " matches no allowed image pattern; " + contract();
+  if (!images.stock_patterns.empty()) {
+    message += ", or a stock Ray image (" + join(images.stock_patterns) +
+               ") with \"boto3>=" + images.boto3_min + "\" or \"botocore>=" + images.botocore_min +
+               "\" in runtimeEnvYAML pip";
+  }
+  return message;
+}
+
+}  // namespace
+
+void check_image_contract(const RuleContext& ctx, Findings& out) {
   std::optional<StockVerdict> stock;  // computed once: the runtime env is the RayJob's
+  // The head and worker groups usually run one image: each distinct text is judged once.
+  std::vector<std::pair<std::string_view, std::string>> judged;
   for (const ImageUse& use : images_that_run(ctx.job)) {
-    const ImageSpellings image(use.image);
-    const ImageDenyEntry* denied = nullptr;
-    for (const ImageDenyEntry& d : images.deny) {
-      if (image.matched_by(d.pattern)) {
-        denied = &d;
-        break;
-      }
+    auto it = std::find_if(judged.begin(), judged.end(),
+                           [&use](const auto& j) { return j.first == use.image; });
+    if (it == judged.end()) {
+      judged.emplace_back(use.image, judge_image(use.image, ctx, stock));
+      it = judged.end() - 1;
     }
-    if (denied == nullptr && matches_any(images.allow, image)) {
-      continue;
+    if (!it->second.empty()) {
+      out.push_back({RuleId::kImageContract, Finding::Kind::kViolation, use.field(), it->second});
     }
-    const std::string quoted = "\"" + std::string(use.image) + "\"";
-    std::string message;
-    if (denied != nullptr) {
-      message = quoted + " " + denied->reason + "; " + contract();
-    } else if (matches_any(images.stock_patterns, image)) {
-      if (!stock) {
-        stock = judge_runtime_env(ctx.job.spec.runtime_env, images);
-      }
-      if (stock->ok) {
-        continue;
-      }
-      message = quoted +
-                " is a stock Ray image whose botocore may not reach EKS Pod Identity, and " +
-                stock->problem + "; " + (stock->s3 ? contract() : "or " + contract());
-    } else {
-      message = quoted + " matches no allowed image pattern; " + contract();
-      if (!images.stock_patterns.empty()) {
-        message += ", or a stock Ray image (" + join(images.stock_patterns) +
-                   ") with \"boto3>=" + images.boto3_min +
-                   "\" or \"botocore>=" + images.botocore_min + "\" in runtimeEnvYAML pip";
-      }
-    }
-    out.push_back(
-        {RuleId::kImageContract, Finding::Kind::kViolation, use.field(), std::move(message)});
   }
 }
 

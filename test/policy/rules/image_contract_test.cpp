@@ -50,6 +50,20 @@ TEST(ImageContract, Table) {
          pip_list(j, {"boto3>=1.35.0"});
        },
        {{kHeadImage, "ships botocore 1.29.x"}, {kWorkerImage, "ships botocore 1.29.x"}}},
+      {"each distinct image is judged on its own, and reported at every place it runs",
+       [](RayJob& j, PolicyConfig&) {
+         all_images(j, "rayproject/ray:2.41.0");
+         auto& worker = j.spec.ray_cluster_spec->worker_groups[0].pod_template;
+         worker.containers.push_back(worker.containers[0]);
+         worker.containers[1].image = "ghcr.io/acme/ray:2.52.0";
+         worker.init_containers.push_back(worker.containers[0]);
+       },
+       {{kHeadImage, "\"rayproject/ray:2.41.0\" ships botocore 1.29.x"},
+        {kWorkerImage, "\"rayproject/ray:2.41.0\" ships botocore 1.29.x"},
+        {"spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[1].image",
+         "\"ghcr.io/acme/ray:2.52.0\" matches no allowed image pattern"},
+        {"spec.rayClusterSpec.workerGroupSpecs[0].template.spec.initContainers[0].image",
+         "\"rayproject/ray:2.41.0\" ships botocore 1.29.x"}}},
       {"denied under its docker.io spelling",
        [](RayJob& j, PolicyConfig&) { all_images(j, "docker.io/rayproject/ray:2.41.0"); },
        {{kHeadImage, "\"docker.io/rayproject/ray:2.41.0\" ships botocore 1.29.x"},

@@ -97,6 +97,22 @@ TEST(ImagePinned, Table) {
          j.spec.ray_cluster_spec->autoscaler_options = o;
        },
        {{"spec.rayClusterSpec.autoscalerOptions.image", "has no tag"}}},
+      {"each distinct image is judged on its own, and reported at every place it runs",
+       [](RayJob& j, PolicyConfig&) {
+         head_image(j, "rayproject/ray");
+         auto& worker = j.spec.ray_cluster_spec->worker_groups[0].pod_template;
+         worker.containers[0].image = "rayproject/ray";
+         worker.containers.push_back(worker.containers[0]);
+         worker.containers[1].image = "rayproject/ray:latest";
+         worker.init_containers.push_back(worker.containers[0]);
+       },
+       {{kHeadImage, "\"rayproject/ray\" has no tag"},
+        {"spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[0].image",
+         "\"rayproject/ray\" has no tag"},
+        {"spec.rayClusterSpec.workerGroupSpecs[0].template.spec.containers[1].image",
+         "\"rayproject/ray:latest\" uses the moving tag :latest"},
+        {"spec.rayClusterSpec.workerGroupSpecs[0].template.spec.initContainers[0].image",
+         "\"rayproject/ray\" has no tag"}}},
       {"a tag named like latest but different is a tag",
        [](RayJob& j, PolicyConfig&) { head_image(j, "rayproject/ray:latest-py310"); },
        {}},
