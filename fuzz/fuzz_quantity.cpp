@@ -4,6 +4,7 @@
 // - to_string() parses back to the same value (messages never print a value the parser reads
 //   differently);
 // - parse never accepts surrounding whitespace, and is deterministic;
+// - parse (with its short path for common spellings) and parse_general agree on every input;
 // - a + b == b + a; a + 0 == a; sums and products equal the exact 128-bit result when that does
 //   not overflow, and saturate (never wrap) when it does;
 // - ordering agrees with the nano count and is antisymmetric.
@@ -75,6 +76,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const auto a = Quantity::parse(ta);
   const auto b = Quantity::parse(tb);
+  FUZZ_CHECK(a == Quantity::parse_general(ta));
+  FUZZ_CHECK(b == Quantity::parse_general(tb));
   if (a) {
     check_one(ta, *a);
     // Replica counts multiply pod footprints: int32 replicas times int32 hosts.

@@ -215,9 +215,88 @@ std::string u128_to_string(u128 v) {
   return out;
 }
 
+// The spellings resources are written in almost always ("2", "500m", "8Gi"): 1 to 9 digits and
+// one of the fixed suffixes, on Kubernetes' exact int64 path. Returns their value, or nullopt when
+// `text` is anything else (the general parser below then decides, with the same result for these
+// spellings: the short path only skips the general one's bookkeeping).
+std::optional<Quantity> parse_common(std::string_view text) {
+  std::size_t digits = 0;
+  long long value = 0;
+  while (digits < text.size() && digits < 10 && is_digit(text[digits])) {
+    value = value * 10 + (text[digits] - '0');
+    ++digits;
+  }
+  if (digits == 0 || digits > 9) {
+    return std::nullopt;
+  }
+  const std::string_view suffix = text.substr(digits);
+  constexpr __int128 kNano = 1;
+  constexpr __int128 kUnit = kNanosPerUnit;
+  if (suffix.empty()) {
+    return Quantity::from_nanos(value * kUnit);
+  }
+  if (suffix.size() == 1) {
+    // Decimal suffixes: at most 9 digits times 10^18 nanos fits easily in 128 bits.
+    __int128 per = 0;
+    switch (suffix[0]) {
+      case 'n':
+        per = kNano;
+        break;
+      case 'u':
+        per = 1'000 * kNano;
+        break;
+      case 'm':
+        per = 1'000'000 * kNano;
+        break;
+      case 'k':
+        per = 1'000 * kUnit;
+        break;
+      case 'M':
+        per = 1'000'000 * kUnit;
+        break;
+      case 'G':
+        per = 1'000'000'000 * kUnit;
+        break;
+      default:
+        return std::nullopt;  // T, P, E and anything else: the general path
+    }
+    return Quantity::from_nanos(value * per);
+  }
+  if (suffix.size() != 2 || suffix[1] != 'i') {
+    return std::nullopt;
+  }
+  int exponent = 0;
+  switch (suffix[0]) {
+    case 'K':
+      exponent = 10;
+      break;
+    case 'M':
+      exponent = 20;
+      break;
+    case 'G':
+      exponent = 30;
+      break;
+    default:
+      return std::nullopt;  // Ti, Pi, Ei: the general path
+  }
+  // Kubernetes takes its exact int64 path for a binary suffix only while
+  // 15 - digits - exponent * 3 / 10 - 1 >= 0; longer values go to the general path (and its cap).
+  if (15 - static_cast<int>(digits) - exponent * 3 / 10 - 1 < 0) {
+    return std::nullopt;
+  }
+  return Quantity::from_nanos((static_cast<__int128>(value) << exponent) * kUnit);
+}
+
 }  // namespace
 
 std::optional<Quantity> Quantity::parse(std::string_view text) {
+  if (std::optional<Quantity> q = parse_common(text)) {
+    return q;
+  }
+  return parse_general(text);
+}
+
+std::optional<Quantity> Quantity::parse_general(std::string_view text) {
   if (text.empty()) {
     return std::nullopt;
   }

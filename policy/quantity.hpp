@@ -28,6 +28,9 @@ class Quantity {
   // significant digits, sub-nano digits, fractional or large binary values such as "9Ei") are
   // capped at 2^63-1 units, while short inputs such as "12E" are not.
   static std::optional<Quantity> parse(std::string_view text);
+  // parse() without its short path for the common spellings ("2", "500m", "8Gi"). Only for the
+  // tests and the quantity fuzz target, which check that both always agree; call parse().
+  static std::optional<Quantity> parse_general(std::string_view text);
 
   // Return the quantity of exactly `nanos` nano-units, `units` whole units, `millis` milli-units.
   static Quantity from_nanos(__int128 nanos) {
