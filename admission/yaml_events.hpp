@@ -49,7 +49,8 @@ class Document {
   bool empty() const { return nodes_.empty(); }
 
  private:
-  friend Result<Document> parse_first_document(std::string_view, const Limits&);
+  friend Result<Document> parse_first_document_with_libyaml(std::string_view, const Limits&);
+  friend class SimpleBlockReader;  // yaml_events.cpp
   struct Node {
     Kind kind = Kind::kNull;
     Index alias_of = kNone;  // for an alias: the anchored node it stands for
@@ -62,6 +63,11 @@ class Document {
     std::uint32_t column = 0;
   };
   Index resolve(Index i) const { return nodes_[i].alias_of == kNone ? i : nodes_[i].alias_of; }
+  // Appends a node of `kind` starting at 1-based (`line`, `column`) as the last child of `parent`
+  // (kNone: the root), and returns its index.
+  Index append(Kind kind, std::uint32_t line, std::uint32_t column, Index parent);
+  // Stores `text` as the text of scalar (or null) node `i`.
+  void set_text(Index i, std::string_view text);
 
   std::vector<Node> nodes_;
   std::string text_;  // every scalar's text, back to back
@@ -71,7 +77,23 @@ class Document {
 // go-yaml's Unmarshal do). Returns kInvalidArgument "line L, column C: <libyaml problem>" for a
 // syntax error ("byte offset N: ..." for invalid UTF-8 or control characters), an alias to an
 // unknown (or still open) anchor, or a budget overrun. An empty stream gives an empty() Document.
+// The plain block YAML runtimeEnvYAML is nearly always written in (printable ASCII; block
+// mappings of plain keys; scalars on one line; sequences of scalars; see SimpleBlockReader) is
+// read by a short path without libyaml, which builds the identical Document; everything else, and
+// every error, goes to libyaml.
 Result<Document> parse_first_document(std::string_view text, const Limits& limits = {});
+
+// parse_first_document without the short path: always libyaml. For the tests and the fuzz
+// target that check both build the same Document; call parse_first_document.
+Result<Document> parse_first_document_with_libyaml(std::string_view text,
+                                                   const Limits& limits = {});
+// Returns true when parse_first_document reads `text` on its short path, without libyaml. For the
+// tests that pin down which texts take it.
+bool takes_short_path(std::string_view text, const Limits& limits = {});
+
+// Returns a one-line rendering of every node of `doc` (kind, line:column, scalar text, children),
+// so that two Documents can be compared. For tests and the fuzz target.
+std::string debug_string(const Document& doc);
 
 // Reads every event of every document of `text` without building anything. Returns ok or the
 // first error, as parse_first_document words it. Cost is linear in the input.

@@ -4,7 +4,9 @@
 //   both) and is deterministic;
 // - kAbsent only for blank text; kInvalid and kNotMapping always say why; kMapping never does;
 // - a malformed or absent pip carries no packages, and only a mapping has a pip form;
-// - yaml::check_stream agrees: if the first document fails to parse, the stream does too.
+// - yaml::check_stream agrees: if the first document fails to parse, the stream does too;
+// - parse_first_document's short path (plain block YAML without libyaml) and libyaml agree: the
+//   same error message, or the same nodes.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -42,6 +44,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       env.parse_error.find("nesting deeper") == std::string::npos &&
       env.parse_error.find("anchor") == std::string::npos) {
     FUZZ_CHECK(!rjg::admission::yaml::check_stream(text).ok());
+  }
+  constexpr rjg::admission::yaml::Limits kLimits{10'000, 64};
+  const auto fast = rjg::admission::yaml::parse_first_document(text, kLimits);
+  const auto slow = rjg::admission::yaml::parse_first_document_with_libyaml(text, kLimits);
+  FUZZ_CHECK(fast.ok() == slow.ok());
+  if (fast.ok()) {
+    FUZZ_CHECK(rjg::admission::yaml::debug_string(fast.value()) ==
+               rjg::admission::yaml::debug_string(slow.value()));
+  } else {
+    FUZZ_CHECK(fast.error().message == slow.error().message);
   }
   return 0;
 }
