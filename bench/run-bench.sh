@@ -7,12 +7,14 @@
 # keep-alive, for small (~3 KB), typical (~8 KB) and large (~60 KB) RayJob reviews generated here
 # from test/server/fixtures/review-allow.json. nginx (one worker on CPU 0, same certificate)
 # answers a fixed body as the floor; server and nginx runs are interleaved. Also measured:
-# p99 at half the measured max rate (wrk with a pacing delay, bench/rate.lua, since wrk2 is not in
-# Debian: each connection waits RATE/CONNS between requests), peak RSS (VmHWM) and time to ready
+# p99 at half the measured max rate (h2load --h1 --rps: each connection sends on its own timer
+# with microsecond resolution, open loop while the server keeps up; wrk can only pace in whole
+# milliseconds, which fires the paced connections in bursts and overshoots rates whose interval is
+# under a few ms), peak RSS (VmHWM) and time to ready
 # (process start -> /readyz 200). At half the max rate nginx runs at the same pacing and each
 # server's run-queue wait (time runnable but not running, /proc/PID/task/*/schedstat) is shown,
 # so a high p99 can be told apart: the server's own, or CPU 0 shared with other work. Prints
-# markdown tables. Needs wrk, nginx, openssl, curl, python3, taskset. Everything binds
+# markdown tables. Needs wrk, h2load, nginx, openssl, curl, python3, taskset. Everything binds
 # 127.0.0.1; every process started is stopped by PID.
 set -euo pipefail
 
@@ -30,7 +32,7 @@ while [ $# -gt 0 ]; do
     *) echo "run-bench: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
-for tool in wrk nginx openssl curl python3 taskset; do
+for tool in wrk h2load nginx openssl curl python3 taskset; do
   command -v "$tool" >/dev/null || { echo "run-bench: $tool is not installed" >&2; exit 2; }
 done
 [ -x "$binary" ] || { echo "run-bench: no binary at $binary (use --binary)" >&2; exit 2; }
@@ -103,21 +105,53 @@ nginx_pid=$!
 pids+=("$nginx_pid")
 until curl -sk -o /dev/null "https://127.0.0.1:$nport/"; do sleep 0.01; done
 
-# run_wrk URL BODY [RATE] -> "req/s p50_ms p99_ms errors"
-run_wrk() {
-  local url=$1 body=$2 rate=${3:-} script="$here/post.lua"
-  [ -n "$rate" ] && script="$here/rate.lua"
-  BODY="$body" RATE="$rate" CONNS="$conns" taskset -c 1 wrk -t1 -c"$conns" -d"${duration}s" \
-    --latency -s "$script" "$url" > "$work/wrk.out" 2>&1 &
-  local wrk_pid=$! wait0 wait1
-  # wrk's own run-queue wait (CPU 1 shared): sampled every 0.2 s, since it is gone at exit.
-  wait0=$(runq_ns "$wrk_pid"); wait1=$wait0
-  while kill -0 "$wrk_pid" 2>/dev/null; do
-    local w; w=$(runq_ns "$wrk_pid"); [ -n "$w" ] && [ "$w" != 0 ] && wait1=$w
+# watch_client PID: waits for the load generator PID to exit and writes its run-queue wait (CPU 1
+# shared), sampled every 0.2 s since it is gone at exit, to $work/client.runq.
+watch_client() {
+  local client_pid=$1 wait0 wait1
+  wait0=$(runq_ns "$client_pid"); wait1=$wait0
+  while kill -0 "$client_pid" 2>/dev/null; do
+    local w; w=$(runq_ns "$client_pid"); [ -n "$w" ] && [ "$w" != 0 ] && wait1=$w
     sleep 0.2
   done
-  wait "$wrk_pid" || true
-  echo "$(( wait1 - wait0 ))" > "$work/wrk.runq"
+  wait "$client_pid" || true
+  echo "$(( wait1 - wait0 ))" > "$work/client.runq"
+}
+
+# run_h2load URL BODY RATE -> "req/s p50_ms p99_ms errors": RATE requests/s over $conns
+# connections, each on its own timer (h2load --rps), after a 1 s warm-up; percentiles from the
+# per-request log.
+run_h2load() {
+  local url=$1 body=$2 rate=$3
+  rm -f "$work/h2load.tsv"
+  taskset -c 1 h2load --h1 -c"$conns" -m1 --rps="$(( (rate + conns - 1) / conns ))" \
+    -D"$duration" --warm-up-time=1 -d "$body" -H 'Content-Type: application/json' \
+    --log-file="$work/h2load.tsv" "$url" > "$work/h2load.out" 2>&1 &
+  watch_client $!
+  python3 - "$work/h2load.tsv" "$work/h2load.out" <<'PY'
+import re, sys
+rows = [l.split("\t") for l in open(sys.argv[1]) if l.strip()]
+lat = sorted(int(r[2]) for r in rows)
+starts = sorted(int(r[0]) for r in rows)
+out = open(sys.argv[2]).read()
+m = re.search(r"(\d+) failed, (\d+) errored, (\d+) timeout", out)
+err = sum(int(x) for x in m.groups()) if m else 1
+err += sum(1 for r in rows if not r[1].startswith("2"))
+if not lat:
+    print("0 0 0 1")
+else:
+    span = max(1, starts[-1] - starts[0]) / 1e6
+    pick = lambda q: lat[min(len(lat) - 1, int(q * len(lat)))] / 1000.0
+    print(f"{len(lat) / span:.0f} {pick(0.50):.3f} {pick(0.99):.3f} {err}")
+PY
+}
+
+# run_wrk URL BODY -> "req/s p50_ms p99_ms errors": as fast as the server answers.
+run_wrk() {
+  local url=$1 body=$2
+  BODY="$body" taskset -c 1 wrk -t1 -c"$conns" -d"${duration}s" \
+    --latency -s "$here/post.lua" "$url" > "$work/wrk.out" 2>&1 &
+  watch_client $!
   python3 - "$work/wrk.out" <<'PY'
 import re, sys
 out = open(sys.argv[1]).read()
@@ -136,15 +170,15 @@ PY
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 # Nanoseconds the process's threads spent runnable but waiting for a CPU (schedstat field 2).
 runq_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $2} END {printf "%d\n", s}'; }
-# run_paced PID URL BODY RATE -> "req/s p50_ms p99_ms errors server%/wrk%": a paced run, and the
-# share of its wall time the server (CPU 0) and wrk (CPU 1) spent runnable but waiting for their
-# CPU, i.e. other processes on the core, not the server.
+# run_paced PID URL BODY RATE -> "req/s p50_ms p99_ms errors server%/h2load%": a paced run, and
+# the share of its wall time the server (CPU 0) and h2load (CPU 1) spent runnable but waiting for
+# their CPU, i.e. other processes on the core, not the server.
 run_paced() {
   local pid=$1 url=$2 body=$3 rate=$4 w0 w1 out
   w0=$(runq_ns "$pid")
-  out=$(run_wrk "$url" "$body" "$rate")
+  out=$(run_h2load "$url" "$body" "$rate")
   w1=$(runq_ns "$pid")
-  echo "$out $(python3 -c "print(f'{100*($w1-$w0)/1e9/$duration:.1f}% / {100*$(<"$work/wrk.runq")/1e9/$duration:.1f}%')")"
+  echo "$out $(python3 -c "print(f'{100*($w1-$w0)/1e9/($duration+1):.1f}% / {100*$(<"$work/client.runq")/1e9/($duration+1):.1f}%')")"
 }
 
 rows=()
@@ -182,7 +216,9 @@ echo "| review | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | rjg CPU µs/
 echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
-echo "| review | target req/s (half max) | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | run-queue wait rjg / wrk | nginx req/s | nginx p99 ms | run-queue wait nginx / wrk |"
+echo "p99 at half the max rate: h2load --h1 -c$conns --rps (per-connection timers, microsecond resolution) on CPU 1, ${duration}s after a 1 s warm-up"
+echo
+echo "| review | target req/s (half max) | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | run-queue wait rjg / h2load | nginx req/s | nginx p99 ms | run-queue wait nginx / h2load |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${half_rows[@]}"
 echo

@@ -12,7 +12,7 @@ test_packages=(
   # scripts and clients used by the test suites
   curl jq python3 python3-yaml python3-boto3 procps util-linux iproute2 ca-certificates
   # load generators, TLS scanners, metrics lint, the nginx floor
-  wrk nginx-light sslscan testssl.sh prometheus
+  wrk nghttp2-client nginx-light sslscan testssl.sh prometheus
   # fuzzing and sanitizers (clang's libFuzzer and runtimes)
   clang libclang-rt-14-dev
   # a real kube-apiserver and kube-controller-manager built from Debian's source package
