@@ -32,7 +32,9 @@ Status read_resource_list(const Value& obj, std::string_view key, const Path& pa
     } else if (q.IsUint64()) {
       result[name] = std::to_string(q.GetUint64());
     } else {
-      return json::type_error(p.field(it->name.GetString()), "a quantity (string or integer)", q);
+      return json::type_error(
+          p.field(std::string_view(it->name.GetString(), it->name.GetStringLength())),
+          "a quantity (string or integer)", q);
     }
   }
   out = std::move(result);

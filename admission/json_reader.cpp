@@ -502,7 +502,7 @@ Status string_map(const Value& obj, std::string_view key, const Path& path,
   FlatMap<std::string> m;
   for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
     if (!it->value.IsString()) {
-      return type_error(p.field(it->name.GetString()), "a string", it->value);
+      return type_error(p.field(key_of(*it)), "a string", it->value);
     }
     const std::string_view name = key_of(*it);
     if (out != nullptr && name.substr(0, keep_prefix.size()) == keep_prefix) {

@@ -46,7 +46,8 @@ Status only_keys(const Value& obj, const Path& path,
         list += list.empty() ? "" : ", ";
         list += x;
       }
-      return at(path.field(it->name.GetString()), "unknown key; expected one of: " + list);
+      return at(path.field(std::string_view(it->name.GetString(), it->name.GetStringLength())),
+                "unknown key; expected one of: " + list);
     }
   }
   return {};
@@ -240,7 +241,7 @@ Status decode_limits(const Value& obj, const Path& path, policy::QuotaLimits& ou
   out.clear();
   for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
     const std::string key(it->name.GetString(), it->name.GetStringLength());
-    const Path kp = path.field(it->name.GetString());
+    const Path kp = path.field(std::string_view(it->name.GetString(), it->name.GetStringLength()));
     if (!policy::is_supported_quota_key(key)) {
       return at(kp,
                 "unsupported quota key; use pods, count/pods, requests.cpu, requests.memory, "
@@ -291,7 +292,7 @@ Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) 
   if (namespaces != nullptr) {
     const Path np = path.field("namespaces");
     for (auto it = namespaces->MemberBegin(); it != namespaces->MemberEnd(); ++it) {
-      const Path nsp = np.field(it->name.GetString());
+      const Path nsp = np.field(std::string_view(it->name.GetString(), it->name.GetStringLength()));
       if (!it->value.IsObject()) {
         return json::type_error(nsp, "a mapping of quota keys to quantities", it->value);
       }
@@ -305,7 +306,7 @@ Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) 
 
 Status decode_rules(const Value& r, const Path& path, policy::PolicyConfig& out) {
   for (auto it = r.MemberBegin(); it != r.MemberEnd(); ++it) {
-    const Path rp = path.field(it->name.GetString());
+    const Path rp = path.field(std::string_view(it->name.GetString(), it->name.GetStringLength()));
     const std::optional<policy::RuleId> id = policy::rule_id_from_name(it->name.GetString());
     if (!id) {
       std::string list;

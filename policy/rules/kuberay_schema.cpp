@@ -8,6 +8,7 @@
 // reported as unknown: a CRD newer than the operator writes exactly those as defaults.
 #include <algorithm>
 #include <array>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -525,6 +526,8 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
     }
     // Valid here: exactly one of jobStatus (SUCCEEDED or FAILED) and jobDeploymentStatus (Failed).
     const std::size_t c = !r.job_status ? 0 : *r.job_status == "FAILED" ? 1 : 2;
+    assert(r.job_status || *r.job_deployment_status == "Failed");
+    assert(policy_index(p) < kDeletionPolicies.size());
     Seen& slot = seen[c][policy_index(p)];
     if (slot.set) {
       rejects(base(),
