@@ -153,6 +153,16 @@ TEST(JsonReader, DuplicateKeyInStringMapIsRejected) {
   EXPECT_FALSE(check_string_map(doc.value(), "labels", Path("metadata")).ok());
 }
 
+TEST(JsonReader, ErrorPathKeepsAKeyWithAnEscapedNul) {
+  auto doc = parse(R"({"labels":{"a\u0000b":1}})");
+  ASSERT_TRUE(doc.ok());
+  std::optional<FlatMap<std::string>> m;
+  const Status st = read_string_map(doc.value(), "labels", Path("metadata"), m);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().message,
+            std::string("metadata.labels.a") + '\0' + "b: expected a string, got number");
+}
+
 // duplicate_key has three strategies (pairs up to 8 members, a hash table up to 256, a sort
 // above); every size around the boundaries, with keys that share their first and last 8 bytes
 // (equal hashes), with and without a repeat.
