@@ -22,7 +22,9 @@ using rjg::policy::Quantity;
 constexpr __int128 kMax = static_cast<__int128>(~static_cast<unsigned __int128>(0) >> 1);
 constexpr __int128 kMin = -kMax - 1;
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 
 void check_one(std::string_view text, const Quantity& q) {
   FUZZ_CHECK(!text.empty());
@@ -72,7 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view input(reinterpret_cast<const char*>(data), size);
   const std::size_t nl = input.find('\n');
   const std::string_view ta = input.substr(0, nl);
-  const std::string_view tb = nl == std::string_view::npos ? std::string_view() : input.substr(nl + 1);
+  const std::string_view tb =
+      nl == std::string_view::npos ? std::string_view() : input.substr(nl + 1);
 
   const auto a = Quantity::parse(ta);
   const auto b = Quantity::parse(tb);
