@@ -124,6 +124,10 @@ class Conn:
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.tls = tls
         self.eof = False
+        # An SSLObject and its BIOs are not thread-safe (CPython releases the GIL inside SSL_read
+        # and SSL_write), and some rows read the answer while a second thread still sends the
+        # body: every use of them holds this lock; socket I/O happens outside it.
+        self.lock = threading.Lock()
         if tls:
             self.inc, self.out = ssl.MemoryBIO(), ssl.MemoryBIO()
             if ctx is None:
@@ -132,7 +136,8 @@ class Conn:
             self._handshake()
 
     def _flush(self):
-        data = self.out.read()
+        with self.lock:
+            data = self.out.read()
         if data:
             self.sock.sendall(data)
 
@@ -141,17 +146,19 @@ class Conn:
             data = self.sock.recv(65536)
         except (ConnectionResetError, BrokenPipeError):
             data = b""
-        if not data:
-            self.inc.write_eof()
-            self.eof = True
-            return False
-        self.inc.write(data)
+        with self.lock:
+            if not data:
+                self.inc.write_eof()
+                self.eof = True
+                return False
+            self.inc.write(data)
         return True
 
     def _handshake(self):
         while True:
             try:
-                self.obj.do_handshake()
+                with self.lock:
+                    self.obj.do_handshake()
                 self._flush()
                 return
             except ssl.SSLWantReadError:
@@ -170,7 +177,8 @@ class Conn:
             self.sock.sendall(data)
             return
         for i in range(0, len(data), 16384):
-            self.obj.write(data[i:i + 16384])
+            with self.lock:
+                self.obj.write(data[i:i + 16384])
             self._flush()
 
     def recv(self):
@@ -181,14 +189,16 @@ class Conn:
             except (ConnectionResetError, BrokenPipeError):
                 return b""
         while True:
-            try:
-                return self.obj.read(65536)
-            except ssl.SSLWantReadError:
-                if self.eof or not self._fill():
+            with self.lock:
+                try:
+                    return self.obj.read(65536)
+                except ssl.SSLWantReadError:
+                    pass
+                except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
                     return b""
-            except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
-                return b""
-            except ssl.SSLError:
+                except ssl.SSLError:
+                    return b""
+            if self.eof or not self._fill():
                 return b""
 
     def half_close(self):
