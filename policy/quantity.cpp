@@ -230,55 +230,39 @@ std::optional<Quantity> parse_common(std::string_view text) {
     return std::nullopt;
   }
   const std::string_view suffix = text.substr(digits);
-  constexpr __int128 kNano = 1;
   constexpr __int128 kUnit = kNanosPerUnit;
   if (suffix.empty()) {
     return Quantity::from_nanos(value * kUnit);
   }
   if (suffix.size() == 1) {
-    // Decimal suffixes: at most 9 digits times 10^18 nanos fits easily in 128 bits.
-    __int128 per = 0;
-    switch (suffix[0]) {
-      case 'n':
-        per = kNano;
-        break;
-      case 'u':
-        per = 1'000 * kNano;
-        break;
-      case 'm':
-        per = 1'000'000 * kNano;
-        break;
-      case 'k':
-        per = 1'000 * kUnit;
-        break;
-      case 'M':
-        per = 1'000'000 * kUnit;
-        break;
-      case 'G':
-        per = 1'000'000'000 * kUnit;
-        break;
-      default:
-        return std::nullopt;  // T, P, E and anything else: the general path
+    // Decimal suffixes (T, P, E and anything else take the general path); at most 9 digits
+    // times 10^18 nanos fits easily in 128 bits.
+    struct Decimal {
+      char suffix;
+      __int128 nanos;
+    };
+    static constexpr Decimal kDecimal[] = {
+        {'n', 1},
+        {'u', 1'000},
+        {'m', 1'000'000},
+        {'k', 1'000 * kUnit},
+        {'M', 1'000'000 * kUnit},
+        {'G', 1'000'000'000 * kUnit},
+    };
+    for (const Decimal& d : kDecimal) {
+      if (d.suffix == suffix[0]) {
+        return Quantity::from_nanos(value * d.nanos);
+      }
     }
-    return Quantity::from_nanos(value * per);
-  }
-  if (suffix.size() != 2 || suffix[1] != 'i') {
     return std::nullopt;
   }
-  int exponent = 0;
-  switch (suffix[0]) {
-    case 'K':
-      exponent = 10;
-      break;
-    case 'M':
-      exponent = 20;
-      break;
-    case 'G':
-      exponent = 30;
-      break;
-    default:
-      return std::nullopt;  // Ti, Pi, Ei: the general path
+  // Binary suffixes Ki, Mi, Gi (Ti, Pi, Ei take the general path).
+  constexpr std::string_view kBinary = "KMG";
+  const std::size_t binary = kBinary.find(suffix[0]);
+  if (suffix.size() != 2 || suffix[1] != 'i' || binary == std::string_view::npos) {
+    return std::nullopt;
   }
+  const int exponent = 10 * static_cast<int>(binary + 1);
   // Kubernetes takes its exact int64 path for a binary suffix only while
   // 15 - digits - exponent * 3 / 10 - 1 >= 0; longer values go to the general path (and its cap).
   if (15 - static_cast<int>(digits) - exponent * 3 / 10 - 1 < 0) {
