@@ -3,8 +3,10 @@
 // a RayJob will run. Pure; used by image-contract and image-pinned.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/result.hpp"
@@ -86,5 +88,27 @@ struct ImageUse {
 // (only in K8sJobMode, the only mode that uses it), and autoscalerOptions.image when in-tree
 // autoscaling is on. The default submitter container reuses the head image and adds nothing.
 std::vector<ImageUse> images_that_run(const RayJob& job);
+
+// Returns, in images_that_run order, every image use of `job` whose image `judge` finds a problem
+// with, paired with that problem. `judge(std::string_view image)` returns the problem, or "" when
+// the image is fine; it is called once per distinct image text (the head and the worker groups
+// usually run one image), so it must depend on the text only.
+template <typename Judge>
+std::vector<std::pair<ImageUse, std::string>> image_problems(const RayJob& job, Judge&& judge) {
+  std::vector<std::pair<std::string_view, std::string>> judged;
+  std::vector<std::pair<ImageUse, std::string>> out;
+  for (const ImageUse& use : images_that_run(job)) {
+    auto it = std::find_if(judged.begin(), judged.end(),
+                           [&use](const auto& j) { return j.first == use.image; });
+    if (it == judged.end()) {
+      judged.emplace_back(use.image, judge(use.image));
+      it = judged.end() - 1;
+    }
+    if (!it->second.empty()) {
+      out.emplace_back(use, it->second);
+    }
+  }
+  return out;
+}
 
 }  // namespace rjg::policy

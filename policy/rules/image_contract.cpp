@@ -2,7 +2,6 @@
 // an image built under the tenant image contract (images.allow), or a stock Ray image
 // (images.stock.patterns) whose job pins boto3/botocore at or above the floor in runtimeEnvYAML
 // pip and downloads nothing from S3 before that pip runs; images.deny always loses.
-#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -170,18 +169,10 @@ std::string judge_image(std::string_view image_text, const RuleContext& ctx,
 
 void check_image_contract(const RuleContext& ctx, Findings& out) {
   std::optional<StockVerdict> stock;  // computed once: the runtime env is the RayJob's
-  // The head and worker groups usually run one image: each distinct text is judged once.
-  std::vector<std::pair<std::string_view, std::string>> judged;
-  for (const ImageUse& use : images_that_run(ctx.job)) {
-    auto it = std::find_if(judged.begin(), judged.end(),
-                           [&use](const auto& j) { return j.first == use.image; });
-    if (it == judged.end()) {
-      judged.emplace_back(use.image, judge_image(use.image, ctx, stock));
-      it = judged.end() - 1;
-    }
-    if (!it->second.empty()) {
-      out.push_back({RuleId::kImageContract, Finding::Kind::kViolation, use.field(), it->second});
-    }
+  auto judge = [&](std::string_view image) { return judge_image(image, ctx, stock); };
+  for (auto& [use, problem] : image_problems(ctx.job, judge)) {
+    out.push_back(
+        {RuleId::kImageContract, Finding::Kind::kViolation, use.field(), std::move(problem)});
   }
 }
 

@@ -1,10 +1,8 @@
 // image-pinned: every image names a tag other than `latest`, or a digest (an `@sha256:` digest
 // when images.requireDigest is on), so that the image a RayJob runs cannot move underneath it.
-#include <algorithm>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 #include "policy/image_ref.hpp"
 #include "policy/rules/rules.hpp"
@@ -44,18 +42,12 @@ std::string judge_image(std::string_view image, bool require_digest) {
 
 void check_image_pinned(const RuleContext& ctx, Findings& out) {
   const bool require_digest = ctx.policy.images.require_digest;
-  // The head and worker groups usually run one image: each distinct text is judged once.
-  std::vector<std::pair<std::string_view, std::string>> judged;
-  for (const ImageUse& use : images_that_run(ctx.job)) {
-    auto it = std::find_if(judged.begin(), judged.end(),
-                           [&use](const auto& j) { return j.first == use.image; });
-    if (it == judged.end()) {
-      judged.emplace_back(use.image, judge_image(use.image, require_digest));
-      it = judged.end() - 1;
-    }
-    if (!it->second.empty()) {
-      out.push_back({RuleId::kImagePinned, Finding::Kind::kViolation, use.field(), it->second});
-    }
+  auto judge = [require_digest](std::string_view image) {
+    return judge_image(image, require_digest);
+  };
+  for (auto& [use, problem] : image_problems(ctx.job, judge)) {
+    out.push_back(
+        {RuleId::kImagePinned, Finding::Kind::kViolation, use.field(), std::move(problem)});
   }
 }
 
