@@ -266,7 +266,18 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     res_.body() = std::move(response.body);
     res_.keep_alive(keep_alive && !draining_ && !state_.closing.load());
     res_.prepare_payload();
+    // The write is posted, not started here: it runs after the handlers already queued on this
+    // context, i.e. after the other connections whose requests arrived in the same epoll_wait
+    // have been reviewed (the way Redis writes its replies just before it sleeps). Responses then
+    // leave back to back, and a client waiting on several connections is woken once per batch
+    // instead of once per response; on loopback each such wake-up is an inter-processor
+    // interrupt paid by our sendmsg. With one connection nothing else is queued and the write
+    // starts at once. docs/performance-server.md has the measurements.
     beast::get_lowest_layer(stream_).expires_after(state_.config.body_timeout);
+    net::post(stream_.get_executor(), [self = shared_from_this()] { self->do_write(); });
+  }
+
+  void do_write() {
     http::async_write(
         stream_, res_,
         beast::bind_front_handler(&TlsSession::on_write, shared_from_this(), res_.keep_alive()));
