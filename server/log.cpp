@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <cstdio>
 #include <memory>
 
@@ -18,11 +19,19 @@ std::atomic<bool> g_json{true};
 // Decision lines reach stderr at most this long after they were logged (see BufferedSink).
 constexpr std::chrono::milliseconds kLogFlushInterval{100};
 
+// Appends `s` as a JSON string. Runs of characters that need no escape (all but '"', '\\' and
+// control bytes) are appended whole: this runs for every field of every decision line.
 void append_json_string(std::string& out, std::string_view s) {
   out += '"';
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    switch (c) {
+  std::size_t run = 0;  // start of the pending run of plain characters
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (u >= 0x20 && u != '"' && u != '\\') {
+      continue;
+    }
+    out.append(s, run, i - run);
+    run = i + 1;
+    switch (u) {
       case '"':
         out += "\\\"";
         break;
@@ -38,16 +47,14 @@ void append_json_string(std::string& out, std::string_view s) {
       case '\t':
         out += "\\t";
         break;
-      default:
-        if (u < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", u);
-          out += buf;
-        } else {
-          out += c;
-        }
+      default: {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\u%04x", u);
+        out += buf;
+      }
     }
   }
+  out.append(s, run, s.size() - run);
   out += '"';
 }
 
@@ -66,9 +73,10 @@ void append_value(std::string& out, const FieldValue& v, bool json) {
   } else if (const auto* i = std::get_if<long long>(&v)) {
     out += std::to_string(*i);
   } else if (const auto* d = std::get_if<double>(&v)) {
+    // What printf's "%.6g" writes, without printf (to_chars formats as if by it).
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", *d);
-    out += buf;
+    const auto r = std::to_chars(buf, buf + sizeof buf, *d, std::chars_format::general, 6);
+    out.append(buf, r.ptr);
   } else {
     out += std::get<bool>(v) ? "true" : "false";
   }
