@@ -1,10 +1,17 @@
 // review() cost: decode + policy::evaluate + encode of one AdmissionReview, on one core, for a
-// small (~3 KB), typical (~8 KB) and large (~60 KB) RayJob. Run:
-//   rjg_review_benchmark --benchmark_min_time=1
+// small (~3 KB), typical (~8 KB) and large (~60 KB) RayJob, and the floor of its parse stage
+// (RapidJSON tokenizing the same text and building nothing). Run:
+//   rjg_review_benchmark --benchmark_min_time=1 [--review-file=REVIEW.json ...]
+// Each --review-file adds review/<file> and tokenize/<file> for that request body
+// (bench/run-bench.sh passes its payloads).
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "admission/decode_rayjob.hpp"
 #include "admission/decode_review.hpp"
@@ -12,6 +19,7 @@
 #include "admission/json_reader.hpp"
 #include "admission/policy_file.hpp"
 #include "admission/review.hpp"
+#include "bench/tokenize_floor.hpp"
 #include "policy/evaluate.hpp"
 #include "policy/image_ref.hpp"
 
@@ -168,7 +176,24 @@ void BM_StageImageMatch(benchmark::State& state) {
   }
 }
 
+// The parse stage's floor on the same typical review: what RapidJSON costs before any of our code
+// (decoding, rules, encoding) runs. BM_StageJsonParse minus this is the document build.
+void run_tokenize(benchmark::State& state, const std::string& body) {
+  std::string scratch;
+  if (!rjg::bench::tokenize_in_place(body, scratch)) {
+    state.SkipWithError("not valid JSON");
+    return;
+  }
+  for (auto _ : state) {
+    bool ok = rjg::bench::tokenize_in_place(body, scratch);
+    benchmark::DoNotOptimize(ok);
+  }
+}
+
+void BM_FloorTokenize(benchmark::State& state) { run_tokenize(state, make_review(3, 30)); }
+
 BENCHMARK(BM_StageJsonParse);
+BENCHMARK(BM_FloorTokenize);
 BENCHMARK(BM_StageDecode);
 BENCHMARK(BM_StageEvaluate);
 BENCHMARK(BM_StageEncode);
@@ -177,4 +202,32 @@ BENCHMARK(BM_StageImageMatch);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  std::vector<std::string> bodies;  // kept alive until the benchmarks have run
+  bodies.reserve(static_cast<std::size_t>(argc));
+  for (int i = 1; i < argc; ++i) {
+    constexpr const char* kFlag = "--review-file=";
+    if (std::strncmp(argv[i], kFlag, std::strlen(kFlag)) != 0) {
+      std::fprintf(stderr, "rjg_review_benchmark: unknown argument %s\n", argv[i]);
+      return 2;
+    }
+    const std::string path = argv[i] + std::strlen(kFlag);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+      std::fprintf(stderr, "rjg_review_benchmark: cannot read %s\n", path.c_str());
+      return 2;
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string& body = bodies.emplace_back(text.str());
+    const std::string name = path.substr(path.find_last_of('/') + 1);
+    benchmark::RegisterBenchmark(("review/" + name).c_str(),
+                                 [&body](benchmark::State& s) { run_review(s, body); });
+    benchmark::RegisterBenchmark(("tokenize/" + name).c_str(),
+                                 [&body](benchmark::State& s) { run_tokenize(s, body); });
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Benchmarks `rayjob-guard serve` against an nginx floor answering a fixed AdmissionReview.
 #
-# usage: bench/run-bench.sh [--binary PATH] [--duration SECONDS] [--connections N]
+# usage: bench/run-bench.sh [--binary PATH] [--floor PATH] [--duration SECONDS] [--connections N]
+#                           [--log-level LEVEL]
 #
 # The server runs pinned to CPU 0 (taskset -c 0, one I/O thread) and wrk pinned to CPU 1, over TLS
 # keep-alive, for small (~3 KB), typical (~8 KB) and large (~60 KB) RayJob reviews generated here
 # from test/server/fixtures/review-allow.json. nginx (one worker on CPU 0, same certificate)
-# answers a fixed body as the floor; server and nginx runs are interleaved. Also measured:
+# answers a fixed body as the floor; server and nginx runs are interleaved. The transport floor
+# (bench/transport_floor.cpp, built next to the binary in bench/) is the same server with review()
+# replaced by the stored answer for the same payload: real server = transport floor + review().
+# The server logs at --log-level (default info, i.e. one decision line per request, as deployed).
+# Also measured:
 # p99 at half the measured max rate (h2load --h1 --rps: each connection sends on its own timer
 # with microsecond resolution, open loop while the server keeps up; wrk can only pace in whole
 # milliseconds, which fires the paced connections in bursts and overshoots rates whose interval is
@@ -21,6 +26,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
 binary="$repo/build/rayjob-guard"
+floor=""
+log_level=info
 duration=5
 conns=16
 while [ $# -gt 0 ]; do
@@ -28,7 +35,9 @@ while [ $# -gt 0 ]; do
     --binary) binary="${2:?}"; shift 2 ;;
     --duration) duration="${2:?}"; shift 2 ;;
     --connections) conns="${2:?}"; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    --floor) floor="${2:?}"; shift 2 ;;
+    --log-level) log_level="${2:?}"; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "run-bench: unknown argument '$1'" >&2; exit 2 ;;
   esac
 done
@@ -36,6 +45,8 @@ for tool in wrk h2load nginx openssl curl python3 taskset; do
   command -v "$tool" >/dev/null || { echo "run-bench: $tool is not installed" >&2; exit 2; }
 done
 [ -x "$binary" ] || { echo "run-bench: no binary at $binary (use --binary)" >&2; exit 2; }
+[ -n "$floor" ] || floor="$(dirname "$binary")/bench/rjg_transport_floor"
+[ -x "$floor" ] || { echo "run-bench: no transport floor at $floor (build with -DRJG_BUILD_BENCHMARKS=ON, or use --floor)" >&2; exit 2; }
 
 work=$(mktemp -d)
 pids=()
@@ -73,7 +84,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 start_ms=$(date +%s%3N)
 taskset -c 0 "$binary" serve --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
   --listen 127.0.0.1:0 --probe-listen 127.0.0.1:0 --port-file "$work/ports.json" --threads 1 \
-  --log-level warn --shutdown-delay 0 --shutdown-timeout 2 2>"$work/server.log" &
+  --log-level "$log_level" --shutdown-delay 0 --shutdown-timeout 2 2>"$work/server.log" &
 server_pid=$!
 pids+=("$server_pid")
 until [ -s "$work/ports.json" ]; do sleep 0.001; done
@@ -181,8 +192,24 @@ run_paced() {
   echo "$out $(python3 -c "print(f'{100*($w1-$w0)/1e9/($duration+1):.1f}% / {100*$(<"$work/client.runq")/1e9/($duration+1):.1f}%')")"
 }
 
+# start_floor SIZE: starts the transport floor answering SIZE's stored review; sets floor_pid and
+# floor_port. stop_floor stops it.
+start_floor() {
+  rm -f "$work/floor-ports.json"
+  taskset -c 0 "$floor" --answer-from "$work/$1.json" --tls-cert "$work/certs/tls.crt" \
+    --tls-key "$work/certs/tls.key" --listen 127.0.0.1:0 --probe-listen 127.0.0.1:0 \
+    --port-file "$work/floor-ports.json" --threads 1 --log-level "$log_level" \
+    --shutdown-delay 0 --shutdown-timeout 2 2>"$work/floor.log" &
+  floor_pid=$!
+  pids+=("$floor_pid")
+  until [ -s "$work/floor-ports.json" ]; do sleep 0.001; done
+  local p; p=$(<"$work/floor-ports.json")
+  [[ $p =~ \"https\":([0-9]+) ]] && floor_port=${BASH_REMATCH[1]}
+}
+stop_floor() { kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true; }
+
 rows=()
-declare -A max_rps
+declare -A max_rps cpu_row
 for size in small typical large; do
   url="https://127.0.0.1:$https/validate"
   t0=$(cpu_ticks "$server_pid")
@@ -190,11 +217,22 @@ for size in small typical large; do
   t1=$(cpu_ticks "$server_pid")
   # CPU time the server spent per request: independent of how much of CPU 0 others left us.
   cpu_us=$(python3 -c "print(f'{($t1-$t0)*1e6/$(getconf CLK_TCK)/max(1,$srps*$duration):.0f}')")
+  n0=$(cpu_ticks "$nginx_pid")
   read -r nrps np50 np99 nerr < <(run_wrk "https://127.0.0.1:$nport/validate" "$work/$size.json")
+  n1=$(cpu_ticks "$nginx_pid")
+  start_floor "$size"
+  f0=$(cpu_ticks "$floor_pid")
+  read -r frps fp50 fp99 ferr < <(run_wrk "https://127.0.0.1:$floor_port/validate" "$work/$size.json")
+  f1=$(cpu_ticks "$floor_pid")
+  stop_floor
   max_rps[$size]=$srps
   bytes=$(wc -c < "$work/$size.json")
-  pct=$(python3 -c "print(f'{100*$srps/$nrps:.0f}%')")
-  rows+=("| $size ($bytes B) | $srps | $sp50 | $sp99 | $serr | $cpu_us | $nrps | $np50 | $np99 | $pct |")
+  read -r pct fcpu fpct ncpu < <(python3 -c "
+hz = $(getconf CLK_TCK)
+per = lambda t0, t1, rps: f'{(t1-t0)*1e6/hz/max(1,rps*$duration):.1f}'
+print(f'{100*$srps/$nrps:.0f}%', per($f0, $f1, $frps), f'{100*$frps/$nrps:.0f}%', per($n0, $n1, $nrps))")
+  rows+=("| $size ($bytes B) | $srps | $sp50 | $sp99 | $serr | $cpu_us | $nrps | $np50 | $np99 | $ncpu | $pct | $frps | $fcpu | $ferr | $fpct |")
+  cpu_row[$size]="$cpu_us $ncpu $fcpu"
 done
 # At half the max rate the server is idle half the time, so its p99 should be about one request's
 # service time. Whatever the p99 shows beyond that comes from the server or the machine: nginx is
@@ -209,11 +247,33 @@ for size in small typical large; do
 done
 rss_kb=$(awk '/VmHWM/ {print $2}' "/proc/$server_pid/status")
 
+# Where the server's CPU per request goes: the transport floor (above) plus review() of the same
+# body, timed in process on CPU 0, next to what RapidJSON alone needs to tokenize it. With the
+# server CPU-bound, 70 % of nginx's req/s allows nginx's CPU per request / 0.7.
+bench_bin="$(dirname "$floor")/rjg_review_benchmark"
+split_rows=()
+if [ -x "$bench_bin" ]; then
+  taskset -c 0 "$bench_bin" --benchmark_min_time=0.5 --benchmark_format=json \
+    --benchmark_filter='^(review|tokenize)/' --review-file="$work/small.json" \
+    --review-file="$work/typical.json" --review-file="$work/large.json" > "$work/review.json" 2>/dev/null
+  for size in small typical large; do
+    read -r cpu_us ncpu fcpu <<< "${cpu_row[$size]}"
+    split_rows+=("$(python3 - "$work/review.json" "$size" "$cpu_us" "$ncpu" "$fcpu" <<'PY'
+import json, sys
+path, size, cpu, ncpu, fcpu = sys.argv[1], sys.argv[2], *map(float, sys.argv[3:6])
+t = {b["name"]: b["cpu_time"] / 1000.0 for b in json.load(open(path))["benchmarks"]}
+review, tok = t[f"review/{size}.json"], t[f"tokenize/{size}.json"]
+print(f"| {size} | {cpu:.0f} | {fcpu:.1f} | {review:.1f} | {tok:.1f} | {ncpu:.1f} | {ncpu / 0.7:.1f} |")
+PY
+)")
+  done
+fi
+
 echo
-echo "rayjob-guard serve (1 thread, CPU 0) vs nginx fixed reply (1 worker, CPU 0); wrk -t1 -c$conns -d${duration}s on CPU 1, TLS keep-alive"
+echo "rayjob-guard serve (1 thread, CPU 0, --log-level $log_level) vs nginx fixed reply (1 worker, CPU 0) vs the transport floor (the same server, review() replaced by the stored answer); wrk -t1 -c$conns -d${duration}s on CPU 1, TLS keep-alive"
 echo
-echo "| review | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | rjg CPU µs/req | nginx req/s | nginx p50 ms | nginx p99 ms | rjg / nginx |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+echo "| review | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | rjg CPU µs/req | nginx req/s | nginx p50 ms | nginx p99 ms | nginx CPU µs/req | rjg / nginx | floor req/s | floor CPU µs/req | floor errors | floor / nginx |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${rows[@]}"
 echo
 echo "p99 at half the max rate: h2load --h1 -c$conns --rps (per-connection timers, microsecond resolution) on CPU 1, ${duration}s after a 1 s warm-up"
@@ -221,6 +281,14 @@ echo
 echo "| review | target req/s (half max) | rjg req/s | rjg p50 ms | rjg p99 ms | rjg errors | run-queue wait rjg / h2load | nginx req/s | nginx p99 ms | run-queue wait nginx / h2load |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 printf '%s\n' "${half_rows[@]}"
+if [ ${#split_rows[@]} -gt 0 ]; then
+  echo
+  echo "Server CPU per request, split: transport floor (the server with review() replaced by a stored answer) + review() in process ($(basename "$bench_bin"), CPU 0); RapidJSON's tokenizer alone on the same body; the budget 70 % of nginx's req/s allows"
+  echo
+  echo "| review | rjg CPU µs/req | floor CPU µs/req | review() µs | RapidJSON tokenize µs | nginx CPU µs/req | budget at 70 % of nginx µs/req |"
+  echo "|---|---|---|---|---|---|---|"
+  printf '%s\n' "${split_rows[@]}"
+fi
 echo
 echo "| measure | value | target |"
 echo "|---|---|---|"

@@ -62,8 +62,8 @@ class Runtime {
   using Timer = net::basic_waitable_timer<Clock, net::wait_traits<Clock>, IoExecutor>;
 
  public:
-  Runtime(const ServerConfig& config, const std::string& version)
-      : state_(config, version),
+  Runtime(const ServerConfig& config, const std::string& version, ReviewFn review)
+      : state_(config, version, std::move(review)),
         pool_(config.threads),
         signals_(pool_.control(), SIGINT, SIGTERM),
         reload_timer_(pool_.control()),
@@ -292,9 +292,9 @@ class Runtime {
 
 }  // namespace
 
-Status serve(const ServerConfig& config, const std::string& version) {
+Status serve(const ServerConfig& config, const std::string& version, ReviewFn review) {
   init_logging(config.log_format, config.log_level);
-  auto runtime = std::make_unique<Runtime>(config, version);
+  auto runtime = std::make_unique<Runtime>(config, version, std::move(review));
   if (Status s = runtime->start(); !s.ok()) {
     return s;
   }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/result.hpp"
+#include "server/router.hpp"
 #include "server/server_config.hpp"
 
 namespace rjg::server {
@@ -18,7 +19,9 @@ namespace rjg::server {
 // Runs the server until shutdown. Returns ok after a graceful shutdown; returns an Error before
 // serving anything when startup fails: kUnavailable (unreadable file, port in use) or
 // kInvalidArgument (bad certificate or key, key not matching, invalid policy). `version` is the
-// build version for logs and rayjob_guard_build_info.
-Status serve(const ServerConfig& config, const std::string& version);
+// build version for logs and rayjob_guard_build_info. `review` answers each decoded request body;
+// empty (production) means rjg::admission::review. bench/transport_floor.cpp passes a stored
+// answer to measure everything the server does around review().
+Status serve(const ServerConfig& config, const std::string& version, ReviewFn review = {});
 
 }  // namespace rjg::server

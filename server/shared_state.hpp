@@ -14,6 +14,7 @@
 
 #include "admission/policy_file.hpp"
 #include "server/metrics.hpp"
+#include "server/router.hpp"
 #include "server/server_config.hpp"
 #include "server/tls_context.hpp"
 
@@ -88,10 +89,11 @@ class ConnectionRegistry {
 };
 
 struct SharedState {
-  SharedState(ServerConfig cfg, const std::string& version)
-      : config(std::move(cfg)), metrics(version) {}
+  SharedState(ServerConfig cfg, const std::string& version, ReviewFn review_fn = {})
+      : config(std::move(cfg)), review(std::move(review_fn)), metrics(version) {}
 
   const ServerConfig config;
+  const ReviewFn review;  // empty = rjg::admission::review (see serve())
   Metrics metrics;
   Snapshot<admission::LoadedPolicy> policy;
   Snapshot<TlsContext> tls;
