@@ -73,12 +73,13 @@ def deny_review():
 class Server:
     """A running `rayjob-guard serve` on 127.0.0.1 with ports from --port-file."""
 
-    def __init__(self, work, certs, extra=(), cert=None, key=None):
+    def __init__(self, work, certs, extra=(), cert=None, key=None, command=None):
         self.work = work
         self.port_file = os.path.join(work, f"ports-{time.monotonic_ns()}.json")
         self.log_path = os.path.join(work, f"server-{time.monotonic_ns()}.log")
         self.ca = os.path.join(certs, "ca.crt")
-        cmd = [ARGS.binary, "serve",
+        # `command` replaces `rayjob-guard serve` (the transport floor takes the same flags).
+        cmd = [*(command or [ARGS.binary, "serve"]),
                "--tls-cert", cert or os.path.join(certs, "tls.crt"),
                "--tls-key", key or os.path.join(certs, "tls.key"),
                "--listen", "127.0.0.1:0", "--probe-listen", "127.0.0.1:0",
@@ -796,6 +797,41 @@ def group_parity(work, certs):
         check(s.stop() == 0, "exit 0")
 
 
+def group_floor(work, certs):
+    """bench/transport_floor.cpp: the server with review() replaced by one stored answer."""
+    if not ARGS.floor_binary:
+        print("SKIP: built without benchmarks (no --floor-binary)")
+        sys.exit(77)
+    allow = compact(fixture("review-allow.json"))
+    stored = os.path.join(work, "stored.json")
+    with open(stored, "wb") as f:
+        f.write(allow)
+    s = Server(work, certs, ["--threads", "1"],
+               command=[ARGS.floor_binary, "--answer-from", stored])
+    try:
+        status, headers, body = s.post(compact(deny_review()))
+        check(status == 200 and body == cli_review(allow, work),
+              "any body is answered with the stored review's response, byte for byte")
+        status, _, body = s.post(b"not json")
+        check(status == 200 and body == cli_review(allow, work), "the body is not looked at")
+        check(s.metric('rayjob_guard_admission_requests_total{allowed="true",operation="CREATE"}') == 2,
+              "answers are counted like real decisions")
+    finally:
+        check(s.stop() == 0, "exit 0 on SIGTERM")
+    with open(s.log_path, "rb") as f:
+        check(f.read().count(b'"msg":"admission decision"') == 2, "and logged like real decisions")
+    bad = subprocess.run([ARGS.floor_binary, "--answer-from", os.path.join(work, "missing.json"),
+                          "--tls-cert", "x", "--tls-key", "y"], capture_output=True, text=True)
+    check(bad.returncode == 2 and "cannot read" in bad.stderr and bad.stderr.count("\n") == 1,
+          "an unreadable --answer-from: exit 2 with one line")
+    with open(stored, "wb") as f:
+        f.write(b'{"kind":"Pod"}')
+    bad = subprocess.run([ARGS.floor_binary, "--answer-from", stored, "--tls-cert", "x",
+                          "--tls-key", "y"], capture_output=True, text=True)
+    check(bad.returncode == 2 and "stored.json: " in bad.stderr,
+          "an --answer-from that is not a review: exit 2 naming the file")
+
+
 GROUPS = {name[len("group_"):]: fn for name, fn in globals().items() if name.startswith("group_")}
 
 
@@ -804,6 +840,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--binary", required=True)
     p.add_argument("--source-dir", required=True)
+    p.add_argument("--floor-binary", default="")
     p.add_argument("group", choices=sorted(GROUPS))
     ARGS = p.parse_args()
     need("openssl")
