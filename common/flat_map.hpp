@@ -98,13 +98,21 @@ class FlatMap {
   friend bool operator==(const FlatMap&, const FlatMap&) = default;
 
  private:
+  // std::string's order (bytes compared as unsigned char), deciding on the first byte inline when
+  // it differs: resource and quota keys mostly do ("cpu", "memory", "limits.*", "requests.*"),
+  // and the general compare is a memcmp call.
+  static bool key_less(const value_type& e, std::string_view k) {
+    const std::string_view a = e.first;
+    if (!a.empty() && !k.empty() && a[0] != k[0]) {
+      return static_cast<unsigned char>(a[0]) < static_cast<unsigned char>(k[0]);
+    }
+    return a < k;
+  }
   const_iterator lower_bound(std::string_view key) const {
-    return std::lower_bound(entries_.begin(), entries_.end(), key,
-                            [](const value_type& e, std::string_view k) { return e.first < k; });
+    return std::lower_bound(entries_.begin(), entries_.end(), key, key_less);
   }
   iterator lower_bound(std::string_view key) {
-    return std::lower_bound(entries_.begin(), entries_.end(), key,
-                            [](const value_type& e, std::string_view k) { return e.first < k; });
+    return std::lower_bound(entries_.begin(), entries_.end(), key, key_less);
   }
 
   std::vector<value_type> entries_;

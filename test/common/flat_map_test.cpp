@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -29,6 +30,40 @@ TEST(FlatMap, IteratesInKeyOrderWhateverTheInsertionOrder) {
             (std::vector<std::string>{"cpu", "ephemeral-storage", "memory", "nvidia.com/gpu"}));
   EXPECT_EQ(m.at("cpu"), 2);
   EXPECT_EQ(m.size(), 4u);
+}
+
+// The same order as std::map<std::string, ...> (bytes as unsigned char) for keys that differ in
+// the first byte, share a prefix, are prefixes of each other, are empty or use bytes >= 0x80.
+TEST(FlatMap, OrdersKeysExactlyAsStdMap) {
+  const std::vector<std::string> inserted = {"requests.memory",
+                                             "limits.cpu",
+                                             "requests.cpu",
+                                             "",
+                                             "\xc3\xa9",
+                                             "Z",
+                                             "a",
+                                             "ab",
+                                             "a\x01",
+                                             "requests.",
+                                             "\x7f",
+                                             "limits.memory",
+                                             "count/jobs.batch",
+                                             "cpu",
+                                             "requests.cpu"};
+  FlatMap<int> flat;
+  std::map<std::string, int> tree;
+  for (const auto& k : inserted) {
+    ++flat[k];
+    ++tree[k];
+  }
+  std::vector<std::string> want;
+  for (const auto& [k, v] : tree) {
+    want.push_back(k);
+    EXPECT_EQ(flat.at(k), v) << k;
+  }
+  EXPECT_EQ(keys(flat), want);
+  EXPECT_FALSE(flat.contains("requests"));
+  EXPECT_FALSE(flat.contains("\xc3"));
 }
 
 TEST(FlatMap, InitializerListKeepsTheFirstOfRepeatedKeysLikeStdMap) {
