@@ -51,6 +51,7 @@ for r in $(seq "$rounds"); do
     d0=$(decisions)
     read -r n ok p50 p90 p99 mean < <(python3 "$client" "$kc" "$work/payloads/$payload.json" "$count") ||
       bl_die "dry-run creates failed ($mode)"
+    sleep 0.3  # decision lines reach the log within 100 ms (batched, server/log_sink.hpp)
     answered=$(( $(decisions) - d0 ))
     # Registered: every create must have reached the webhook; unregistered: none.
     if [ "$mode" = registered ] && [ "$answered" -lt "$n" ]; then bl_die "only $answered of $n creates reached the webhook"; fi
