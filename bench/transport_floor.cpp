@@ -33,7 +33,10 @@ int main(int argc, char** argv) {
   std::vector<std::string> serve_args{"serve"};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--answer-from" && i + 1 < argc) {
+    if (arg == "--answer-from") {
+      if (i + 1 == argc) {
+        return fail("--answer-from needs a file");
+      }
       answer_from = argv[++i];
     } else {
       serve_args.push_back(arg);

@@ -824,6 +824,10 @@ def group_floor(work, certs):
                           "--tls-cert", "x", "--tls-key", "y"], capture_output=True, text=True)
     check(bad.returncode == 2 and "cannot read" in bad.stderr and bad.stderr.count("\n") == 1,
           "an unreadable --answer-from: exit 2 with one line")
+    bad = subprocess.run([ARGS.floor_binary, "--tls-cert", "x", "--answer-from"],
+                         capture_output=True, text=True)
+    check(bad.returncode == 2 and "--answer-from needs a file" in bad.stderr,
+          "--answer-from without a value: exit 2 saying so")
     with open(stored, "wb") as f:
         f.write(b'{"kind":"Pod"}')
     bad = subprocess.run([ARGS.floor_binary, "--answer-from", stored, "--tls-cert", "x",
