@@ -6,13 +6,13 @@
 
 #include <array>
 #include <cstdint>
-#include <fstream>
 #include <initializer_list>
 #include <limits>
 #include <sstream>
 
 #include "admission/json_reader.hpp"
 #include "admission/yaml_to_json.hpp"
+#include "common/file.hpp"
 #include "policy/pod_footprint.hpp"
 
 namespace rjg::admission {
@@ -553,16 +553,11 @@ Result<LoadedPolicy> decode_policy(std::string_view yaml_text) {
 std::string_view default_policy_yaml() { return kDefaultPolicyYaml; }
 
 Result<LoadedPolicy> load_policy_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return unavailable("policy file " + path + ": cannot be read");
+  Result<std::string> text = read_file(path);
+  if (!text.ok()) {
+    return Error{text.error().code, "policy file " + text.error().message};
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) {
-    return unavailable("policy file " + path + ": read error");
-  }
-  Result<LoadedPolicy> policy = decode_policy(text.str());
+  Result<LoadedPolicy> policy = decode_policy(text.value());
   if (!policy.ok()) {
     return Error{policy.error().code, "policy file " + path + ": " + policy.error().message};
   }

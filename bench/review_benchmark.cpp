@@ -8,8 +8,6 @@
 
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,6 +18,7 @@
 #include "admission/policy_file.hpp"
 #include "admission/review.hpp"
 #include "bench/tokenize_floor.hpp"
+#include "common/file.hpp"
 #include "policy/evaluate.hpp"
 #include "policy/image_ref.hpp"
 
@@ -213,14 +212,12 @@ int main(int argc, char** argv) {
       return 2;
     }
     const std::string path = argv[i] + std::strlen(kFlag);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      std::fprintf(stderr, "rjg_review_benchmark: cannot read %s\n", path.c_str());
+    rjg::Result<std::string> text = rjg::read_file(path);
+    if (!text.ok()) {
+      std::fprintf(stderr, "rjg_review_benchmark: %s\n", text.error().message.c_str());
       return 2;
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::string& body = bodies.emplace_back(text.str());
+    const std::string& body = bodies.emplace_back(std::move(text).value());
     const std::string name = path.substr(path.find_last_of('/') + 1);
     benchmark::RegisterBenchmark(("review/" + name).c_str(),
                                  [&body](benchmark::State& s) { run_review(s, body); });

@@ -9,13 +9,12 @@
 //   without --policy); every request body is then answered with that response, byte for byte, and
 //   logged and counted like a real decision. The body is not looked at.
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "admission/policy_file.hpp"
 #include "admission/review.hpp"
+#include "common/file.hpp"
 #include "server/server.hpp"
 #include "server/server_config.hpp"
 
@@ -49,19 +48,17 @@ int main(int argc, char** argv) {
   if (!config.ok()) {
     return fail(config.error().message);
   }
-  std::ifstream in(answer_from, std::ios::binary);
-  if (!in) {
-    return fail("cannot read " + answer_from);
+  const rjg::Result<std::string> text = rjg::read_file(answer_from);
+  if (!text.ok()) {
+    return fail(text.error().message);
   }
-  std::stringstream text;
-  text << in.rdbuf();
   auto policy = config.value().policy_file.empty()
                     ? rjg::admission::decode_policy(rjg::admission::default_policy_yaml())
                     : rjg::admission::load_policy_file(config.value().policy_file);
   if (!policy.ok()) {
     return fail(policy.error().message);
   }
-  auto answer = rjg::admission::review(text.str(), policy.value());
+  auto answer = rjg::admission::review(text.value(), policy.value());
   if (!answer.ok()) {
     return fail(answer_from + ": " + answer.error().message);
   }

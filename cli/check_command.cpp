@@ -126,14 +126,14 @@ int run_check(const Args& args) {
   bool denied = false;
   std::vector<admission::CheckedFile> results;
   for (const std::string& file : files) {
-    std::optional<std::string> text = read_input(file);
-    if (!text) {
-      std::fprintf(stderr, "rayjob-guard check: %s: cannot be read\n", file.c_str());
+    Result<std::string> text = read_input(file);
+    if (!text.ok()) {
+      std::fprintf(stderr, "rayjob-guard check: %s\n", text.error().message.c_str());
       bad_input = true;
       continue;
     }
     Result<std::vector<admission::CheckedObject>> checked =
-        admission::check_manifests(*text, options, policy.value());
+        admission::check_manifests(text.value(), options, policy.value());
     if (!checked.ok()) {
       std::fprintf(stderr, "rayjob-guard check: %s: %s\n", file.c_str(),
                    checked.error().message.c_str());

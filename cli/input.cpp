@@ -1,24 +1,20 @@
 // read_input (see input.hpp).
 #include "cli/input.hpp"
 
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "common/file.hpp"
+
 namespace rjg::cli {
 
-std::optional<std::string> read_input(const std::string& path) {
+Result<std::string> read_input(const std::string& path) {
+  if (path != "-") {
+    return read_file(path);
+  }
   std::ostringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-    return text.str();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return std::nullopt;
-  }
-  text << in.rdbuf();
-  return text.str();
+  text << std::cin.rdbuf();
+  return std::move(text).str();
 }
 
 }  // namespace rjg::cli

@@ -1,12 +1,10 @@
 // rayjob-guard policy: print the built-in default policy, or validate a policy file.
 #include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <sstream>
 #include <string>
 
 #include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
+#include "cli/input.hpp"
 
 namespace rjg::cli {
 namespace {
@@ -60,9 +58,8 @@ int run_policy(const Args& args) {
       if (path != "-") {
         return admission::load_policy_file(path);
       }
-      std::ostringstream text;
-      text << std::cin.rdbuf();
-      return admission::decode_policy(text.str());
+      RJG_ASSIGN_OR_RETURN(const std::string text, read_input("-"));
+      return admission::decode_policy(text);
     }();
     if (!policy.ok()) {
       std::fprintf(stderr, "rayjob-guard policy validate: %s\n", policy.error().message.c_str());

@@ -63,12 +63,12 @@ int run_review(const Args& args) {
     return 2;
   }
   const std::string path = input.value_or("-");
-  std::optional<std::string> body = read_input(path);
-  if (!body) {
-    std::fprintf(stderr, "rayjob-guard review: %s: cannot be read\n", path.c_str());
+  Result<std::string> body = read_input(path);
+  if (!body.ok()) {
+    std::fprintf(stderr, "rayjob-guard review: %s\n", body.error().message.c_str());
     return 2;
   }
-  Result<admission::ReviewResult> result = admission::review(*body, policy.value());
+  Result<admission::ReviewResult> result = admission::review(body.value(), policy.value());
   if (!result.ok()) {
     std::fprintf(stderr, "rayjob-guard review: %s: %s\n", error_code_name(result.error().code),
                  result.error().message.c_str());

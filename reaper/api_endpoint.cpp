@@ -1,13 +1,10 @@
 // Loading the API endpoint: in-cluster, kubeconfig, or flags.
 #include "reaper/api_endpoint.hpp"
 
-#include <cerrno>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "admission/kubeconfig.hpp"
+#include "common/file.hpp"
 
 namespace rjg::reaper {
 namespace {
@@ -20,19 +17,6 @@ std::string trim_trailing_newlines(std::string s) {
 }
 
 }  // namespace
-
-Result<std::string> read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return unavailable(path + ": cannot open: " + std::strerror(errno));
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) {
-    return unavailable(path + ": read error");
-  }
-  return ss.str();
-}
 
 Status parse_server_url(const std::string& url, ApiEndpoint& out) {
   constexpr std::string_view kScheme = "https://";

@@ -37,7 +37,4 @@ Result<ApiEndpoint> kubeconfig_endpoint(const std::string& path);
 Result<ApiEndpoint> flags_endpoint(const std::string& server, const std::string& token_file,
                                    const std::string& ca_file);
 
-// Reads a whole file. Returns kUnavailable naming the path when it cannot.
-Result<std::string> read_file(const std::string& path);
-
 }  // namespace rjg::reaper

@@ -822,7 +822,7 @@ def group_floor(work, certs):
         check(f.read().count(b'"msg":"admission decision"') == 2, "and logged like real decisions")
     bad = subprocess.run([ARGS.floor_binary, "--answer-from", os.path.join(work, "missing.json"),
                           "--tls-cert", "x", "--tls-key", "y"], capture_output=True, text=True)
-    check(bad.returncode == 2 and "cannot read" in bad.stderr and bad.stderr.count("\n") == 1,
+    check(bad.returncode == 2 and "missing.json: cannot be read" in bad.stderr and bad.stderr.count("\n") == 1,
           "an unreadable --answer-from: exit 2 with one line")
     bad = subprocess.run([ARGS.floor_binary, "--tls-cert", "x", "--answer-from"],
                          capture_output=True, text=True)
