@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -83,7 +84,18 @@ TEST(BufferedSink, HoldsLinesUntilFlushAndWritesTheSameBytesAsSpdlog) {
   EXPECT_EQ(std::count(written.begin(), written.end(), '\n'), 3);
 }
 
-TEST(BufferedSink, WritesAtOnceWhenTheBatchIsFull) {
+// Polls `pipe` until it has produced at least `bytes` bytes or `deadline` passed.
+std::string read_at_least(const Pipe& pipe, std::size_t bytes, std::chrono::milliseconds deadline) {
+  std::string out;
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  while (out.size() < bytes && std::chrono::steady_clock::now() < until) {
+    out += pipe.drain();
+    std::this_thread::sleep_for(1ms);
+  }
+  return out;
+}
+
+TEST(BufferedSink, TheFlusherWritesAFullBatchWithoutWaitingForTheInterval) {
   Pipe pipe;
   auto logger = make_logger(std::make_shared<BufferedSink>(pipe.write_fd(), 10s));
   const std::string field(200, 'x');
@@ -92,9 +104,69 @@ TEST(BufferedSink, WritesAtOnceWhenTheBatchIsFull) {
     logger->info(R"("msg":"{}")", field);
     logged += field.size();
   }
-  const std::string written = pipe.drain();
-  EXPECT_GE(written.size(), BufferedSink::kFlushBytes);
+  const std::string written = read_at_least(pipe, BufferedSink::kFlushBytes, 5s);
+  EXPECT_GE(written.size(), BufferedSink::kFlushBytes) << "well before the 10 s interval";
   EXPECT_EQ(written.back(), '\n') << "a batch holds whole lines only";
+}
+
+// The reader of stderr stalls (a full pipe nobody reads): logging must not wait for it while
+// less than kMaxBufferedBytes is waiting, and every line arrives, in order, once it reads again.
+TEST(BufferedSink, AStalledReaderDoesNotBlockLoggingAndLosesNothing) {
+  Pipe pipe;
+  ::fcntl(pipe.write_fd(), F_SETPIPE_SZ, 4096);  // the smallest pipe: full after a few lines
+  auto logger = make_logger(std::make_shared<BufferedSink>(pipe.write_fd(), 10ms));
+  constexpr int kLines = 4000;  // ~400 KB: far more than the pipe holds, far less than the cap
+  auto logging = std::async(std::launch::async, [&] {
+    for (int i = 0; i < kLines; ++i) {
+      logger->info(R"("msg":"line","n":{},"pad":"{}")", i, std::string(40, 'p'));
+    }
+  });
+  const bool returned = logging.wait_for(5s) == std::future_status::ready;
+  EXPECT_TRUE(returned) << "logging waited for the stalled reader";
+  std::string written;
+  const auto until = std::chrono::steady_clock::now() + 10s;
+  while (std::count(written.begin(), written.end(), '\n') < kLines &&
+         std::chrono::steady_clock::now() < until) {
+    written += pipe.drain();
+    std::this_thread::sleep_for(1ms);
+  }
+  logging.wait();
+  ASSERT_EQ(std::count(written.begin(), written.end(), '\n'), kLines);
+  std::size_t at = 0;
+  for (int i = 0; i < kLines; ++i) {
+    const std::string want = "\"n\":" + std::to_string(i) + ",";
+    const std::size_t found = written.find(want, at);
+    ASSERT_NE(found, std::string::npos) << "line " << i << " missing or out of order";
+    at = found;
+  }
+}
+
+// Beyond kMaxBufferedBytes waiting, the thread that logs waits for the reader (memory stays
+// bounded) instead of dropping lines.
+TEST(BufferedSink, BeyondTheCapLoggingWaitsForTheReader) {
+  Pipe pipe;
+  ::fcntl(pipe.write_fd(), F_SETPIPE_SZ, 4096);
+  auto logger = make_logger(std::make_shared<BufferedSink>(pipe.write_fd(), 10ms));
+  const std::string field(1000, 'x');
+  const std::size_t lines = BufferedSink::kMaxBufferedBytes / field.size() + 2000;
+  auto logging = std::async(std::launch::async, [&] {
+    for (std::size_t i = 0; i < lines; ++i) {
+      logger->info(R"("msg":"{}")", field);
+    }
+  });
+  EXPECT_EQ(logging.wait_for(500ms), std::future_status::timeout)
+      << "more than the cap was taken while nobody read";
+  std::size_t newlines = 0;
+  const auto until = std::chrono::steady_clock::now() + 20s;
+  while (newlines < lines && std::chrono::steady_clock::now() < until) {
+    const std::string chunk = pipe.drain();
+    newlines += static_cast<std::size_t>(std::count(chunk.begin(), chunk.end(), '\n'));
+    if (chunk.empty()) {
+      std::this_thread::sleep_for(1ms);
+    }
+  }
+  EXPECT_EQ(logging.wait_for(5s), std::future_status::ready);
+  EXPECT_EQ(newlines, lines) << "no line dropped";
 }
 
 TEST(BufferedSink, TheFlusherWritesWithinTheInterval) {
