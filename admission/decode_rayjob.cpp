@@ -23,7 +23,7 @@ Status read_resource_list(const Value& obj, std::string_view key, const Path& pa
   policy::ResourceList result;
   result.reserve(list->MemberCount());
   for (auto it = list->MemberBegin(); it != list->MemberEnd(); ++it) {
-    const std::string_view name(it->name.GetString(), it->name.GetStringLength());
+    const std::string_view name = json::key_of(*it);
     const Value& q = it->value;
     if (q.IsString()) {
       result[name].assign(q.GetString(), q.GetStringLength());
@@ -32,9 +32,7 @@ Status read_resource_list(const Value& obj, std::string_view key, const Path& pa
     } else if (q.IsUint64()) {
       result[name] = std::to_string(q.GetUint64());
     } else {
-      return json::type_error(
-          p.field(std::string_view(it->name.GetString(), it->name.GetStringLength())),
-          "a quantity (string or integer)", q);
+      return json::type_error(p.field(name), "a quantity (string or integer)", q);
     }
   }
   out = std::move(result);

@@ -63,10 +63,6 @@ std::string where(const Path& path) {
   return p.empty() ? std::string("(document)") : p;
 }
 
-std::string_view key_of(const Value::Member& m) {
-  return {m.name.GetString(), m.name.GetStringLength()};
-}
-
 // A cheap hash of a key for duplicate detection: its length and its first and last 8 bytes.
 // Equal keys always hash equal; a collision only costs a full comparison.
 std::uint64_t key_hash(std::string_view k) {
@@ -377,6 +373,10 @@ Status check_object(const Value& v, const Path& path) {
     return invalid_argument(where(path) + ": duplicate key \"" + std::string(*dup) + "\"");
   }
   return {};
+}
+
+std::string_view key_of(const Value::Member& m) {
+  return {m.name.GetString(), m.name.GetStringLength()};
 }
 
 Error type_error(const Path& path, const char* what, const Value& v) {

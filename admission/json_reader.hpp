@@ -92,6 +92,10 @@ Result<ParsedJson> parse_in_place(std::string_view text);
 // refuses it rather than guess; Kubernetes' strict decoding refuses it too).
 Status check_object(const Value& v, const Path& path);
 
+// Returns the name of object member `m` (pointing into the document; names may hold NUL bytes,
+// so never read it up to a terminator).
+std::string_view key_of(const Value::Member& m);
+
 // Returns "null", "boolean", "object", "array", "string" or "number" for messages.
 const char* type_name(const Value& v);
 

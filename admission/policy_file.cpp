@@ -35,7 +35,7 @@ Error at(const Path& path, const std::string& what) {
 Status only_keys(const Value& obj, const Path& path,
                  std::initializer_list<std::string_view> known) {
   for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
-    const std::string_view k(it->name.GetString(), it->name.GetStringLength());
+    const std::string_view k = json::key_of(*it);
     bool found = false;
     for (std::string_view x : known) {
       found = found || x == k;
@@ -46,8 +46,7 @@ Status only_keys(const Value& obj, const Path& path,
         list += list.empty() ? "" : ", ";
         list += x;
       }
-      return at(path.field(std::string_view(it->name.GetString(), it->name.GetStringLength())),
-                "unknown key; expected one of: " + list);
+      return at(path.field(json::key_of(*it)), "unknown key; expected one of: " + list);
     }
   }
   return {};
@@ -240,8 +239,8 @@ Status decode_images(const Value& i, const Path& path, policy::ImagesConfig& out
 Status decode_limits(const Value& obj, const Path& path, policy::QuotaLimits& out) {
   out.clear();
   for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
-    const std::string key(it->name.GetString(), it->name.GetStringLength());
-    const Path kp = path.field(std::string_view(it->name.GetString(), it->name.GetStringLength()));
+    const std::string key(json::key_of(*it));
+    const Path kp = path.field(json::key_of(*it));
     if (!policy::is_supported_quota_key(key)) {
       return at(kp,
                 "unsupported quota key; use pods, count/pods, requests.cpu, requests.memory, "
@@ -292,7 +291,7 @@ Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) 
   if (namespaces != nullptr) {
     const Path np = path.field("namespaces");
     for (auto it = namespaces->MemberBegin(); it != namespaces->MemberEnd(); ++it) {
-      const Path nsp = np.field(std::string_view(it->name.GetString(), it->name.GetStringLength()));
+      const Path nsp = np.field(json::key_of(*it));
       if (!it->value.IsObject()) {
         return json::type_error(nsp, "a mapping of quota keys to quantities", it->value);
       }
@@ -306,7 +305,7 @@ Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) 
 
 Status decode_rules(const Value& r, const Path& path, policy::PolicyConfig& out) {
   for (auto it = r.MemberBegin(); it != r.MemberEnd(); ++it) {
-    const Path rp = path.field(std::string_view(it->name.GetString(), it->name.GetStringLength()));
+    const Path rp = path.field(json::key_of(*it));
     const std::optional<policy::RuleId> id = policy::rule_id_from_name(it->name.GetString());
     if (!id) {
       std::string list;
