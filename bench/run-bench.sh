@@ -81,18 +81,25 @@ PY
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # --- rayjob-guard ----------------------------------------------------------------------------
+# The flags of `serve` that the server and the transport floor share (each adds --port-file).
+serve_flags=(--tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key"
+  --listen 127.0.0.1:0 --probe-listen 127.0.0.1:0 --threads 1 --log-level "$log_level"
+  --shutdown-delay 0 --shutdown-timeout 2)
+# port_of FILE KEY: waits for the port file a server writes once bound, prints its KEY port. Bash
+# alone: two python3 start-ups here used to add 50-130 ms to the measured time to ready.
+port_of() {
+  until [ -s "$1" ]; do sleep 0.001; done
+  local ports; ports=$(<"$1")
+  [[ $ports =~ \"$2\":([0-9]+) ]] && echo "${BASH_REMATCH[1]}"
+}
+
 start_ms=$(date +%s%3N)
-taskset -c 0 "$binary" serve --tls-cert "$work/certs/tls.crt" --tls-key "$work/certs/tls.key" \
-  --listen 127.0.0.1:0 --probe-listen 127.0.0.1:0 --port-file "$work/ports.json" --threads 1 \
-  --log-level "$log_level" --shutdown-delay 0 --shutdown-timeout 2 2>"$work/server.log" &
+taskset -c 0 "$binary" serve "${serve_flags[@]}" --port-file "$work/ports.json" \
+  2>"$work/server.log" &
 server_pid=$!
 pids+=("$server_pid")
-until [ -s "$work/ports.json" ]; do sleep 0.001; done
-# The ports are read with bash alone: two python3 start-ups here used to add 50-130 ms to the
-# measured time to ready on a loaded machine.
-ports_json=$(<"$work/ports.json")
-[[ $ports_json =~ \"https\":([0-9]+) ]] && https=${BASH_REMATCH[1]}
-[[ $ports_json =~ \"probe\":([0-9]+) ]] && probe=${BASH_REMATCH[1]}
+https=$(port_of "$work/ports.json" https)
+probe=$(port_of "$work/ports.json" probe)
 until curl -fs "http://127.0.0.1:$probe/readyz" >/dev/null; do sleep 0.001; done
 ready_ms=$(( $(date +%s%3N) - start_ms ))
 
@@ -196,15 +203,11 @@ run_paced() {
 # floor_port. stop_floor stops it.
 start_floor() {
   rm -f "$work/floor-ports.json"
-  taskset -c 0 "$floor" --answer-from "$work/$1.json" --tls-cert "$work/certs/tls.crt" \
-    --tls-key "$work/certs/tls.key" --listen 127.0.0.1:0 --probe-listen 127.0.0.1:0 \
-    --port-file "$work/floor-ports.json" --threads 1 --log-level "$log_level" \
-    --shutdown-delay 0 --shutdown-timeout 2 2>"$work/floor.log" &
+  taskset -c 0 "$floor" --answer-from "$work/$1.json" "${serve_flags[@]}" \
+    --port-file "$work/floor-ports.json" 2>"$work/floor.log" &
   floor_pid=$!
   pids+=("$floor_pid")
-  until [ -s "$work/floor-ports.json" ]; do sleep 0.001; done
-  local p; p=$(<"$work/floor-ports.json")
-  [[ $p =~ \"https\":([0-9]+) ]] && floor_port=${BASH_REMATCH[1]}
+  floor_port=$(port_of "$work/floor-ports.json" https)
 }
 stop_floor() { kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true; }
 
