@@ -1,0 +1,361 @@
+#!/usr/bin/env python3
+"""The lifecycle suite's pod runner: beside kwok, it really runs what a KubeRay pod would run.
+
+Watches every pod (bound to a node) and:
+  - a RayCluster head pod (label ray.io/node-type=head): runs a real Ray head as a local process
+    group on its own 127.0.0.X with explicit free ports (the operator's KUBERAY_GEN_RAY_START_CMD,
+    rewritten), checks the two endpoints the pod's probes would (raylet and GCS health), writes
+    "<cluster>-head-svc.<ns>.svc.cluster.local" -> 127.0.0.X into the hosts file the operator sees,
+    then annotates the pod ready with that IP (kwok's pod-ready Stage makes it Running and Ready).
+    A head pod annotated lifecycle.rayjob-guard.io/hold: not-ready is left Pending on purpose.
+  - a submitter pod (owned by a Job): runs the container's own command (`ray job submit ...`),
+    the head service's name rewritten to the head's address, and reports the real exit code
+    (kwok's pod-succeeded / pod-failed Stages set the phase).
+  - a deleted pod: stops its process group (TERM, then KILL after 15 s) and frees its address.
+At most --max-heads heads run at once; a head beyond that waits (logged). Stops everything it
+started on SIGTERM/SIGINT. Logs one line per event to stdout; each process's output goes to
+LOGDIR/<namespace>.<pod>.log."""
+
+import argparse
+import os
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kube import Kube, KubeError  # noqa: E402
+
+ANN = "lifecycle.rayjob-guard.io/"
+# Flags of `ray start` the runner sets itself (address, ports, the local process's limits).
+OWN_FLAGS = {
+    "--node-ip-address", "--dashboard-host", "--dashboard-port", "--port", "--metrics-export-port",
+    "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port", "--node-manager-port",
+    "--object-manager-port", "--ray-client-server-port", "--runtime-env-agent-port",
+    "--min-worker-port", "--max-worker-port", "--object-store-memory", "--memory", "--temp-dir",
+    "--block", "--head", "--num-cpus", "--address", "--dashboard-grpc-port",
+}
+
+
+def log(msg):
+    print(time.strftime("%H:%M:%S ", time.gmtime()) + msg, flush=True)
+
+
+def free_port(host):
+    s = socket.socket()
+    s.bind((host, 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def http_ok(url):
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return r.status == 200
+    except Exception:  # noqa: BLE001 - anything but 200 is "not yet"
+        return False
+
+
+def stop_group(proc, name):
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        log(f"{name}: pid {proc.pid} still runs 15 s after TERM; KILL")
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(10)
+
+
+class Runner:
+    def __init__(self, args):
+        self.kube = Kube(args.kubeconfig)
+        self.venv = args.ray_venv
+        self.hosts_file = args.hosts_file
+        self.logdir = args.log_dir
+        self.max_heads = args.max_heads
+        self.domain = args.cluster_domain
+        self.lock = threading.Lock()
+        self.heads = {}       # pod uid -> dict(proc, ip, host, name)
+        self.submitters = {}  # pod uid -> dict(proc, name)
+        self.claimed = set()  # pod uids being handled
+        self.free_ips = [f"127.0.0.{i}" for i in range(10, 30)]
+        self.head_ips = {}    # "<cluster>.<ns>" -> ip, for the submitters
+        self.stopping = threading.Event()
+        self.env = dict(os.environ)
+        self.env["PATH"] = os.path.join(self.venv, "bin") + ":" + self.env.get("PATH", "")
+        self.env.pop("PYTHONPATH", None)
+        self.write_hosts()
+
+    # --- hosts file (bind-mounted over /etc/hosts in the operator's mount namespace) ---------
+    def write_hosts(self):
+        lines = ["127.0.0.1 localhost", "::1 localhost"]
+        with self.lock:
+            for h in self.heads.values():
+                if h.get("published"):
+                    lines.append(f"{h['ip']} {h['host']}")
+        # In place (same inode): the bind mount follows the inode, not the name.
+        with open(self.hosts_file, "r+") as f:
+            f.seek(0)
+            f.write("\n".join(lines) + "\n")
+            f.truncate()
+
+    def annotate(self, pod, **ann):
+        ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        body = {"metadata": {"annotations": {ANN + k.replace("_", "-"): v for k, v in ann.items()}}}
+        try:
+            self.kube.merge_patch(f"/api/v1/namespaces/{ns}/pods/{name}", body)
+        except KubeError as e:
+            log(f"{ns}/{name}: annotate {ann} failed: {e}")
+
+    # --- pods ----------------------------------------------------------------------------------
+    def on_pod(self, kind, pod):
+        md = pod["metadata"]
+        uid, ns, name = md["uid"], md["namespace"], md["name"]
+        if kind == "DELETED" or md.get("deletionTimestamp"):
+            self.stop_pod(uid, f"{ns}/{name}")
+            return
+        if not pod["spec"].get("nodeName") or pod.get("status", {}).get("phase") not in (None, "Pending"):
+            return
+        anns = md.get("annotations") or {}
+        if ANN + "ready" in anns or ANN + "outcome" in anns:
+            return
+        labels = md.get("labels") or {}
+        owners = [o["kind"] for o in md.get("ownerReferences") or []]
+        with self.lock:
+            if uid in self.claimed:
+                return
+            self.claimed.add(uid)
+        if labels.get("ray.io/node-type") == "head":
+            if anns.get(ANN + "hold") == "not-ready":
+                log(f"{ns}/{name}: head held not-ready (annotation {ANN}hold); not started")
+                return
+            threading.Thread(target=self.run_head, args=(pod,), daemon=True).start()
+        elif "Job" in owners:
+            threading.Thread(target=self.run_submitter, args=(pod,), daemon=True).start()
+        else:
+            log(f"{ns}/{name}: neither a head nor a submitter; left Pending")
+
+    def stop_pod(self, uid, what):
+        with self.lock:
+            h = self.heads.pop(uid, None)
+            s = self.submitters.pop(uid, None)
+        if h:
+            log(f"{what}: pod deleted; stopping the Ray head (pid {h['proc'].pid}, {h['ip']})")
+            stop_group(h["proc"], what)
+            with self.lock:
+                self.free_ips.append(h["ip"])
+                self.head_ips.pop(h["key"], None)
+            self.write_hosts()
+            log(f"{what}: Ray head stopped")
+        if s and s["proc"].poll() is None:
+            log(f"{what}: pod deleted; stopping the submitter (pid {s['proc'].pid})")
+            stop_group(s["proc"], what)
+
+    def container_env(self, c):
+        env = {}
+        for e in c.get("env") or []:
+            if "value" in e:
+                env[e["name"]] = e["value"]
+        return env
+
+    def run_head(self, pod):
+        md = pod["metadata"]
+        ns, name, uid = md["namespace"], md["name"], md["uid"]
+        cluster = md["labels"].get("ray.io/cluster", "")
+        c = pod["spec"]["containers"][0]
+        genv = self.container_env(c)
+        gen = genv.get("KUBERAY_GEN_RAY_START_CMD", "")
+        if not gen:
+            log(f"{ns}/{name}: no KUBERAY_GEN_RAY_START_CMD in the head container; left Pending")
+            return
+        waited = time.monotonic()
+        while True:
+            with self.lock:
+                if len(self.heads) < self.max_heads and self.free_ips:
+                    ip = self.free_ips.pop(0)
+                    self.heads[uid] = {"ip": ip, "proc": None, "key": f"{cluster}.{ns}",
+                                       "host": f"{cluster}-head-svc.{ns}.svc.{self.domain}"}
+                    break
+            if self.stopping.is_set():
+                return
+            if time.monotonic() - waited > 1:
+                log(f"{ns}/{name}: waiting for a head slot ({self.max_heads} heads run)")
+                waited = time.monotonic() + 30
+            time.sleep(0.5)
+        # Keep the operator's own flags (resources, labels...) and set address and ports ourselves.
+        words = shlex.split(gen)
+        kept, skip = [], False
+        for w in words:
+            if skip:
+                skip = False
+                continue
+            flag = w.split("=", 1)[0]
+            if flag in OWN_FLAGS:
+                skip = "=" not in w and flag not in ("--head", "--block")
+                continue
+            kept.append(w)
+        if kept[:2] == ["ray", "start"]:
+            kept = kept[2:]
+        agent = free_port(ip)
+        ports = {
+            "--port": free_port(ip), "--dashboard-port": 8265, "--metrics-export-port": free_port(ip),
+            "--dashboard-agent-listen-port": agent, "--dashboard-agent-grpc-port": free_port(ip),
+            "--node-manager-port": free_port(ip), "--object-manager-port": free_port(ip),
+            "--ray-client-server-port": free_port(ip), "--runtime-env-agent-port": free_port(ip),
+            "--dashboard-grpc-port": free_port(ip),
+        }
+        base = free_port(ip)
+        tmp = os.path.join(self.logdir, f"ray-{ip}")
+        cmd = ["ray", "start", "--head", "--block", "--node-ip-address", ip, "--dashboard-host", ip,
+               "--num-cpus", "2", "--object-store-memory", str(100 * 1024 * 1024),
+               "--temp-dir", tmp, "--min-worker-port", str(20000 + (base % 20000)),
+               "--max-worker-port", str(20000 + (base % 20000) + 50)]
+        for k, v in ports.items():
+            cmd += [k, str(v)]
+        cmd += kept
+        logf = open(os.path.join(self.logdir, f"{ns}.{name}.log"), "ab")
+        log(f"{ns}/{name}: starting Ray head on {ip}: {' '.join(cmd)}")
+        env = dict(self.env)
+        env.update({"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "1"})
+        proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True, cwd=self.logdir)
+        with self.lock:
+            if uid not in self.heads:  # deleted meanwhile
+                stop_group(proc, name)
+                return
+            self.heads[uid]["proc"] = proc
+        t0 = time.monotonic()
+        raylet = f"http://{ip}:{agent}/api/local_raylet_healthz"
+        gcs = f"http://{ip}:8265/api/gcs_healthz"
+        while not (http_ok(raylet) and http_ok(gcs)):
+            if proc.poll() is not None:
+                log(f"{ns}/{name}: Ray head exited {proc.returncode} before it was healthy; "
+                    f"see {ns}.{name}.log")
+                self.annotate(pod, outcome="failed", exit_code=str(proc.returncode or 1))
+                return
+            if time.monotonic() - t0 > 120:
+                log(f"{ns}/{name}: Ray head not healthy after 120 s ({raylet}, {gcs}); left Pending")
+                return
+            with self.lock:
+                if uid not in self.heads:
+                    return
+            time.sleep(0.5)
+        with self.lock:
+            if uid not in self.heads:
+                return
+            self.heads[uid]["published"] = True
+            self.head_ips[f"{cluster}.{ns}"] = ip
+        self.write_hosts()
+        log(f"{ns}/{name}: Ray head healthy on {ip} after {time.monotonic() - t0:.1f} s; "
+            f"{self.heads[uid]['host']} -> {ip}")
+        self.annotate(pod, ready="true", pod_ip=ip)
+
+    def run_submitter(self, pod):
+        md = pod["metadata"]
+        ns, name, uid = md["namespace"], md["name"], md["uid"]
+        c = pod["spec"]["containers"][0]
+        env = dict(self.env)
+        cenv = self.container_env(c)
+        words = list(c.get("command") or []) + list(c.get("args") or [])
+        addr = cenv.get("RAY_DASHBOARD_ADDRESS", "")
+        host = addr.split(":")[0]
+        # Resolve the head service's name the way the cluster's DNS would, from the heads we run.
+        ip = None
+        for key, hip in list(self.head_ips.items()):
+            cl, cns = key.rsplit(".", 1)
+            if cns == ns and host.startswith(f"{cl}-head-svc"):
+                ip = hip
+        if host and ip:
+            words = [w.replace(host, ip) for w in words]
+            cenv = {k: v.replace(host, ip) for k, v in cenv.items()}
+        elif host:
+            log(f"{ns}/{name}: no running head for {host}; the submitter runs with it unresolved")
+        env.update(cenv)
+        self.annotate(pod, ready="true", pod_ip="127.0.0.1")
+        logf = open(os.path.join(self.logdir, f"{ns}.{name}.log"), "ab")
+        log(f"{ns}/{name}: running the submitter: {' '.join(words)[:400]}")
+        proc = subprocess.Popen(words, stdout=logf, stderr=subprocess.STDOUT, env=env,
+                                start_new_session=True, cwd=self.logdir)
+        with self.lock:
+            self.submitters[uid] = {"proc": proc}
+        rc = proc.wait()
+        with self.lock:
+            still = self.submitters.pop(uid, None) is not None
+        if not still:
+            return
+        log(f"{ns}/{name}: submitter exited {rc}")
+        self.annotate(pod, outcome="succeeded" if rc == 0 else "failed", exit_code=str(rc))
+
+    # --- the watch loop --------------------------------------------------------------------------
+    def run(self):
+        while not self.stopping.is_set():
+            try:
+                lst = self.kube.get("/api/v1/pods")
+                for p in lst["items"]:
+                    self.on_pod("ADDED", p)
+                rv = lst["metadata"]["resourceVersion"]
+                for kind, obj in self.kube.watch("/api/v1/pods", rv, timeout_seconds=30):
+                    if self.stopping.is_set():
+                        break
+                    if kind == "ERROR":
+                        break
+                    self.on_pod(kind, obj)
+                # Pods deleted while no watch ran: forget their processes too.
+                live = {p["metadata"]["uid"] for p in self.kube.get("/api/v1/pods")["items"]}
+                for uid in list(self.heads) + list(self.submitters):
+                    if uid not in live:
+                        self.stop_pod(uid, uid)
+            except Exception as e:  # noqa: BLE001 - the apiserver restarts; keep watching
+                if self.stopping.is_set():
+                    break
+                log(f"watch: {e}; again in 1 s")
+                time.sleep(1)
+
+    def shutdown(self):
+        self.stopping.set()
+        with self.lock:
+            procs = [(u, h["proc"]) for u, h in self.heads.items() if h["proc"]]
+            procs += [(u, s["proc"]) for u, s in self.submitters.items()]
+            self.heads.clear()
+            self.submitters.clear()
+        for uid, p in procs:
+            log(f"shutdown: stopping pid {p.pid}")
+            stop_group(p, uid)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--kubeconfig", required=True)
+    ap.add_argument("--ray-venv", required=True)
+    ap.add_argument("--hosts-file", required=True)
+    ap.add_argument("--log-dir", required=True)
+    ap.add_argument("--max-heads", type=int, default=2)
+    ap.add_argument("--cluster-domain", default="cluster.local")
+    args = ap.parse_args()
+    r = Runner(args)
+
+    def stop(*_):
+        r.shutdown()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    log(f"runner: watching pods; at most {args.max_heads} Ray heads")
+    r.run()
+
+
+if __name__ == "__main__":
+    main()
