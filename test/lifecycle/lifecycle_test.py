@@ -1,0 +1,761 @@
+#!/usr/bin/env python3
+"""The lifecycle suite (issue 14): the real KubeRay operator brings quota back to zero after every
+kind of run, with no manual deletion, or the suite says which run leaked.
+
+usage: lifecycle_test.py GROUP --binary PATH/rayjob-guard [--keep] [--table FILE]
+  GROUP v15: case 1 (the seed's trap, webhook unregistered), case 2 deletionRules on 1.5 (the
+             pre-start hole: measured as a leak), case 3 (policy validate refuses deletionRules on
+             1.5; reaper and operatorDeletesRayJob on 1.5 bring the same three runs to zero)
+  GROUP v14: case 2 deletionPolicy (gate on) and reaper (gate off), case 4 (reap with the
+             operator stopped, its finalizer), case 5 (cleanup with the webhook down)
+  --table FILE  append one JSON line per run (mode, version, outcome, result, seconds to zero)
+
+Per group: one control plane (test/e2e/cluster.sh, with controller-manager and scheduler), kwok
+with this directory's Stages, the pod runner (runner.py: real Ray heads and submitters), the
+operator out of cluster on loopback (flags and environment from manifests/kuberay/values.yaml via
+values.py, checked against its /proc), and rayjob-guard serve registered from the shipped
+manifests/base webhook configuration. Every wait is bounded and names what it waited for; every
+process is stopped by its PID in a finally block. Exit 0 pass, 1 fail, 77 skipped (a peer missing)."""
+
+import argparse
+import base64
+import copy
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+import values as values_reader  # noqa: E402
+from kube import Kube  # noqa: E402
+
+SHIPPED_VALUES = os.path.join(REPO, "manifests", "kuberay", "values.yaml")
+SHIPPED_VWC = os.path.join(REPO, "manifests", "base", "validatingwebhookconfiguration.yaml")
+IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/ray-tenant:2.41.0"
+ANN = "lifecycle.rayjob-guard.io/"
+T0 = time.monotonic()
+
+# The test's own policy bounds: seconds, so a run takes a minute, not an hour.
+MAX_SUCCEEDED_TTL = 10
+MIN_FAILED_TTL = 20
+MAX_FAILED_TTL = 40
+TTL_SUCCESS = 5          # the RayJobs' own TTLs, within those bounds
+TTL_FAILURE = 20
+PRESTART_DEADLINE = 25   # activeDeadlineSeconds of the pre-start failure (head held not-ready)
+RUN_DEADLINE = 600       # activeDeadlineSeconds of the runs that should reach the Ray job
+REAP_INTERVAL = 2
+# Slack over a bound: garbage collection, the quota controller's resync, the operator's requeue.
+SLACK = 20
+
+
+class Fail(Exception):
+    pass
+
+
+def say(msg):
+    print(f"[lifecycle {time.monotonic() - T0:7.1f}s] {msg}", flush=True)
+
+
+def run(cmd, check=True, **kw):
+    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
+    if check and r.returncode != 0:
+        raise Fail(f"{' '.join(cmd[:6])}... exited {r.returncode}: {r.stderr.strip()[:800]}")
+    return r
+
+
+def wait_for(what, timeout, pred, every=0.5):
+    t0 = time.monotonic()
+    while True:
+        v = pred()
+        if v:
+            return v
+        if time.monotonic() - t0 > timeout:
+            raise Fail(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(every)
+
+
+class Proc:
+    """A process we started, stopped by its PID (TERM, then KILL after 20 s)."""
+
+    def __init__(self, name, cmd, log, env=None, cwd=None):
+        self.name = name
+        self.logf = open(log, "ab")
+        self.p = subprocess.Popen(cmd, stdout=self.logf, stderr=subprocess.STDOUT, env=env, cwd=cwd)
+        self.log = log
+        say(f"started {name} (pid {self.p.pid})")
+
+    @property
+    def pid(self):
+        return self.p.pid
+
+    def alive(self):
+        return self.p.poll() is None
+
+    def stop(self):
+        if self.p.poll() is None:
+            self.p.send_signal(signal.SIGTERM)
+            try:
+                self.p.wait(20)
+            except subprocess.TimeoutExpired:
+                say(f"{self.name} (pid {self.p.pid}) still runs 20 s after TERM; KILL")
+                self.p.kill()
+                self.p.wait(10)
+            say(f"stopped {self.name} (pid {self.p.pid})")
+        self.logf.close()
+
+
+class Suite:
+    def __init__(self, args):
+        self.args = args
+        self.work = tempfile.mkdtemp(prefix="rjg-lifecycle.")
+        self.cluster = os.path.join(self.work, "cluster")
+        self.logs = os.path.join(self.work, "logs")
+        os.makedirs(self.logs)
+        self.procs = {}
+        self.table = []
+        self.cluster_up = False
+
+    # --- peers ---------------------------------------------------------------------------------
+    def peer(self, *what):
+        r = run([os.path.join(HERE, "build-peers.sh"), *what])
+        return r.stdout.strip().splitlines()[-1]
+
+    def up(self, operator_versions):
+        self.bins = {v: self.peer("operator", v) for v in operator_versions}
+        self.kwok_bin = os.path.join(self.peer("kwok"), "kwok")
+        self.ray_venv = self.peer("ray")
+        self.python = os.path.join(self.ray_venv, "bin", "python")
+        say(f"peers: operators {self.bins}, kwok {self.kwok_bin}, Ray {self.ray_venv}")
+        r = subprocess.run([os.path.join(REPO, "test", "e2e", "cluster.sh"), "up", self.cluster,
+                            "--controller-manager", "--scheduler"], text=True,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.cluster_up = True
+        print(r.stdout[-3000:], flush=True)
+        if r.returncode != 0:
+            raise Fail(f"cluster.sh up exited {r.returncode}")
+        self.env = {}
+        with open(os.path.join(self.cluster, "env")) as f:
+            for line in f:
+                if "=" in line:
+                    k, v = line.strip().split("=", 1)
+                    self.env[k] = v
+        self.kubeconfig = os.path.join(self.cluster, "admin.kubeconfig")
+        self.kubectl = self.env["KUBECTL"]
+        self.kube = Kube(self.kubeconfig)
+        self.install_crds(operator_versions[0])
+        self.start_kwok()
+        self.hosts = os.path.join(self.work, "hosts")
+        with open(self.hosts, "w") as f:
+            f.write("127.0.0.1 localhost\n")
+        self.procs["runner"] = Proc("pod runner", [
+            self.python, os.path.join(HERE, "runner.py"), "--kubeconfig", self.kubeconfig,
+            "--ray-venv", self.ray_venv, "--hosts-file", self.hosts, "--log-dir", self.logs,
+            "--max-heads", "2"], os.path.join(self.logs, "runner.log"))
+
+    def kc(self, *a, check=True, stdin=None):
+        return run([self.kubectl, "--kubeconfig", self.kubeconfig, *a], check=check, input=stdin)
+
+    def install_crds(self, version):
+        gomod = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
+                             "rayjob-guard", "go", "mod")
+        bases = os.path.join(gomod, "github.com", "ray-project", "kuberay", f"ray-operator@{version}",
+                             "config", "crd", "bases")
+        for f in sorted(os.listdir(bases)):
+            self.kc("apply", "--server-side", "--force-conflicts", "-f", os.path.join(bases, f))
+        for crd in ("rayjobs.ray.io", "rayclusters.ray.io"):
+            self.kc("wait", "--for=condition=Established", "--timeout=60s", f"crd/{crd}")
+        say(f"CRDs of ray-operator {version} installed")
+
+    def start_kwok(self):
+        kwok_home = os.path.join(self.work, "kwok-home")
+        os.makedirs(kwok_home)
+        env = dict(os.environ, HOME=kwok_home, KWOK_WORKDIR=kwok_home)
+        self.procs["kwok"] = Proc("kwok", [
+            self.kwok_bin, "--kubeconfig", self.kubeconfig, "--manage-all-nodes=false",
+            "--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+            "--node-ip=127.0.0.1", "--cidr=127.0.1.0/24", "--node-lease-duration-seconds=40",
+            "--server-address=127.0.0.1:0", "-c", os.path.join(HERE, "stages.yaml")],
+            os.path.join(self.logs, "kwok.log"), env=env, cwd=kwok_home)
+        node = {"apiVersion": "v1", "kind": "Node",
+                "metadata": {"name": "kwok-node-0", "annotations": {"kwok.x-k8s.io/node": "fake"},
+                             "labels": {"kubernetes.io/hostname": "kwok-node-0", "type": "kwok"}},
+                "spec": {}}
+        self.kc("apply", "-f", "-", stdin=json.dumps(node))
+
+        def ready():
+            n = self.kube.get("/api/v1/nodes/kwok-node-0", ok404=True)
+            conds = (n or {}).get("status", {}).get("conditions") or []
+            return any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
+
+        wait_for("the kwok node kwok-node-0 to be Ready", 60, ready)
+        say("kwok node kwok-node-0 Ready")
+
+    # --- the operator --------------------------------------------------------------------------
+    def start_operator(self, version, extra_values=()):
+        files = [SHIPPED_VALUES, *[os.path.join(HERE, "values", v) for v in extra_values]]
+        flags, env, problems = values_reader.derive(files)
+        if problems:
+            raise Fail("; ".join(problems))
+        metrics, probe = free_port(), free_port()
+        penv = dict(os.environ)
+        penv.pop("DELETE_RAYJOB_CR_AFTER_JOB_FINISHES", None)
+        penv.update(env)
+        binary = os.path.join(self.bins[version], "ray-operator")
+        # A private mount namespace whose /etc/hosts is the runner's hosts file: the operator
+        # reaches <cluster>-head-svc.<ns>.svc.cluster.local:8265 on the head's 127.0.0.X.
+        cmd = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+               'mount --bind "$0" /etc/hosts && exec "$@"', self.hosts, binary,
+               "--kubeconfig", self.kubeconfig, "--enable-leader-election=false",
+               f"--metrics-addr=127.0.0.1:{metrics}", f"--health-probe-bind-address=127.0.0.1:{probe}",
+               *flags]
+        p = Proc(f"ray-operator {version}", cmd, os.path.join(self.logs, f"operator-{version}.log"),
+                 env=penv)
+        self.procs["operator"] = p
+
+        def healthy():
+            if not p.alive():
+                raise Fail(f"ray-operator {version} exited {p.p.returncode}; see {p.log}")
+            try:
+                import urllib.request
+                with urllib.request.urlopen(f"http://127.0.0.1:{probe}/healthz", timeout=2) as r:
+                    return r.status == 200
+            except Exception:  # noqa: BLE001
+                return False
+
+        wait_for(f"ray-operator {version} /healthz on 127.0.0.1:{probe}", 60, healthy)
+        # The flags it runs with must be what the values files say (unshare execs the operator).
+        argv, environ = values_reader.read_proc(p.pid)
+        problems = values_reader.compare(files, argv, environ)
+        if problems:
+            raise Fail("operator flags disagree with the values: " + "; ".join(problems))
+        say(f"ray-operator {version} healthy; runs with {values_reader.gates_flag(argv)} "
+            f"env {env or '{}'}, as {' + '.join(os.path.relpath(f, REPO) for f in files)} say")
+
+    def stop_operator(self):
+        p = self.procs.pop("operator", None)
+        if p:
+            p.stop()
+
+    # --- the webhook ---------------------------------------------------------------------------
+    def webhook(self, cmd, policy=None):
+        env = dict(os.environ, RJG_BINARY=self.args.binary)
+        if policy:
+            env["RJG_POLICY"] = policy
+        r = subprocess.run([os.path.join(REPO, "test", "e2e", "webhook.sh"), cmd, self.cluster,
+                            *(["--no-register"] if cmd == "up" else [])], env=env, text=True,
+                           capture_output=True)
+        if r.returncode != 0:
+            raise Fail(f"webhook.sh {cmd}: {r.stderr.strip()[-800:]}")
+
+    def register(self, match_conditions=True):
+        """The shipped configuration, pointed at the loopback serve (a URL, not a Service)."""
+        with open(SHIPPED_VWC) as f:
+            vwc = yaml.safe_load(f)
+        wenv = {}
+        with open(os.path.join(self.cluster, "webhook", "env")) as f:
+            for line in f:
+                k, v = line.strip().split("=", 1)
+                wenv[k] = v
+        with open(os.path.join(self.cluster, "webhook", "certs", "ca.crt"), "rb") as f:
+            ca = base64.b64encode(f.read()).decode()
+        wh = vwc["webhooks"][0]
+        wh["clientConfig"] = {"url": f"https://127.0.0.1:{wenv['WEBHOOK_PORT']}/validate", "caBundle": ca}
+        if not match_conditions:
+            wh.pop("matchConditions", None)
+        self.kc("apply", "-f", "-", stdin=json.dumps(vwc))
+        say(f"webhook registered from manifests/base ({'with' if match_conditions else 'WITHOUT'} "
+            f"matchConditions {[m['name'] for m in vwc['webhooks'][0].get('matchConditions', [])]})")
+
+    def unregister(self):
+        self.kc("delete", "validatingwebhookconfiguration", "rayjob-guard", "--ignore-not-found")
+        say("webhook unregistered")
+
+    def policy(self, name, version, mode, gate, namespaces):
+        p = {
+            "apiVersion": "rayjob-guard.io/v1", "kind": "Policy",
+            "kuberay": {"version": version, "featureGates": {"RayJobDeletionPolicy": gate}},
+            "lifecycle": {"mode": mode, "maxSucceededTTLSeconds": MAX_SUCCEEDED_TTL,
+                          "minFailedTTLSeconds": MIN_FAILED_TTL, "maxFailedTTLSeconds": MAX_FAILED_TTL,
+                          "maxActiveDeadlineSeconds": RUN_DEADLINE, "maxBackoffLimit": 2,
+                          "allowClusterSelector": False},
+            "images": {"allow": ["*.dkr.ecr.*.amazonaws.com/ray-tenant:*"]},
+            "quota": {"unknownNamespace": "deny", "namespaces": {
+                ns: {"requests.cpu": "8", "requests.memory": "16Gi", "limits.cpu": "8",
+                     "limits.memory": "16Gi", "pods": "10"} for ns in namespaces}},
+            "rules": {"image-pinned": "off"},
+        }
+        path = os.path.join(self.work, f"policy-{name}.yaml")
+        with open(path, "w") as f:
+            yaml.safe_dump(p, f)
+        return path
+
+    def validate_policy(self, path):
+        return run([self.args.binary, "policy", "validate", path], check=False)
+
+    def check(self, policy, manifest):
+        path = os.path.join(self.work, f"check-{manifest['metadata']['name']}.json")
+        with open(path, "w") as f:
+            json.dump(manifest, f)
+        return run([self.args.binary, "check", "--policy", policy, path], check=False)
+
+    # --- namespaces, quota, RayJobs -------------------------------------------------------------
+    def namespace(self, ns):
+        docs = [
+            {"apiVersion": "v1", "kind": "Namespace",
+             "metadata": {"name": ns, "labels": {"kubernetes.io/metadata.name": ns}}},
+            {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": "tenant", "namespace": ns},
+             "spec": {"hard": {"count/rayjobs.ray.io": "2", "count/jobs.batch": "2",
+                               "requests.cpu": "8", "requests.memory": "16Gi", "limits.cpu": "8",
+                               "limits.memory": "16Gi", "pods": "10"}}},
+        ]
+        self.kc("apply", "-f", "-", stdin="\n---\n".join(json.dumps(d) for d in docs))
+        wait_for(f"ResourceQuota {ns}/tenant status.hard", 60,
+                 lambda: self.usage(ns, quiet=True) is not None)
+
+    def usage(self, ns, quiet=False, label=""):
+        q = self.kube.get(f"/api/v1/namespaces/{ns}/resourcequotas/tenant", ok404=True)
+        used = (q or {}).get("status", {}).get("used")
+        if used is None:
+            return None
+        keys = ["count/rayjobs.ray.io", "count/jobs.batch", "pods", "requests.cpu", "requests.memory"]
+        if not quiet:
+            say(f"quota {ns} {label}: " + ", ".join(f"{k}={used.get(k, '?')}" for k in keys))
+        return used
+
+    def quota_zero(self, ns):
+        u = self.usage(ns, quiet=True) or {}
+        return all(u.get(k) in ("0",) for k in ("count/rayjobs.ray.io", "count/jobs.batch", "pods")) \
+            and u.get("requests.cpu") in ("0", "0m") and u.get("requests.memory") in ("0",)
+
+    def rayjob(self, ns, name, mode, outcome, version):
+        entry = {
+            "succeeded": "python -c \"print('lifecycle run ok')\"",
+            "appfail": "python -c \"raise RuntimeError('lifecycle app failure')\"",
+            "prestart": "python -c \"print('never runs')\"",
+        }[outcome]
+        head_meta = {"annotations": {ANN + "hold": "not-ready"}} if outcome == "prestart" else {}
+        spec = {
+            "entrypoint": entry,
+            "submissionMode": "K8sJobMode",
+            "activeDeadlineSeconds": PRESTART_DEADLINE if outcome == "prestart" else RUN_DEADLINE,
+            "backoffLimit": 0,
+            "submitterPodTemplate": {"spec": {"restartPolicy": "Never", "containers": [{
+                "name": "ray-job-submitter", "image": IMAGE,
+                "resources": {"requests": {"cpu": "200m", "memory": "256Mi"},
+                              "limits": {"cpu": "200m", "memory": "256Mi"}}}]}},
+            "rayClusterSpec": {
+                "rayVersion": "2.41.0",
+                "headGroupSpec": {
+                    "rayStartParams": {},
+                    "template": {"metadata": head_meta, "spec": {"containers": [{
+                        "name": "ray-head", "image": IMAGE,
+                        "resources": {"requests": {"cpu": "1", "memory": "2Gi"},
+                                      "limits": {"cpu": "1", "memory": "2Gi"}}}]}}}},
+        }
+        meta = {"name": name, "namespace": ns}
+        if mode == "sample":
+            spec.update(shutdownAfterJobFinishes=True, ttlSecondsAfterFinished=10)
+        elif mode == "deletionRules":
+            spec["shutdownAfterJobFinishes"] = False
+            spec["deletionStrategy"] = {"deletionRules": [
+                {"policy": "DeleteSelf", "condition": {"jobStatus": "SUCCEEDED", "ttlSeconds": TTL_SUCCESS}},
+                {"policy": "DeleteSelf", "condition": {"jobStatus": "FAILED", "ttlSeconds": TTL_FAILURE}}]}
+        elif mode in ("deletionPolicy",):
+            spec.update(shutdownAfterJobFinishes=True, ttlSecondsAfterFinished=TTL_SUCCESS,
+                        deletionPolicy="DeleteSelf")
+        elif mode == "operatorDeletesRayJob":
+            spec.update(shutdownAfterJobFinishes=True, ttlSecondsAfterFinished=TTL_SUCCESS)
+        elif mode == "reaper":
+            spec.update(shutdownAfterJobFinishes=True, ttlSecondsAfterFinished=TTL_SUCCESS)
+            meta["annotations"] = {"rayjob-guard.io/ttl-after-success": str(TTL_SUCCESS),
+                                   "rayjob-guard.io/ttl-after-failure": str(TTL_FAILURE)}
+        else:
+            raise ValueError(mode)
+        return {"apiVersion": "ray.io/v1", "kind": "RayJob", "metadata": meta, "spec": spec}
+
+    def create(self, manifest, expect_refused=None):
+        r = self.kc("create", "-f", "-", stdin=json.dumps(manifest), check=False)
+        name = manifest["metadata"]["name"]
+        if expect_refused is not None:
+            if r.returncode == 0 or expect_refused not in r.stderr:
+                raise Fail(f"RayJob {name}: expected a refusal saying '{expect_refused}', got exit "
+                           f"{r.returncode}: {r.stderr.strip() or r.stdout.strip()}")
+            say(f"RayJob {name} refused, as expected: {r.stderr.strip()[:300]}")
+            return
+        if r.returncode != 0:
+            raise Fail(f"RayJob {name} not admitted: {r.stderr.strip()}")
+        say(f"RayJob {name} created ({manifest['metadata']['namespace']})")
+
+    def get_rayjob(self, ns, name):
+        return self.kube.get(f"/apis/ray.io/v1/namespaces/{ns}/rayjobs/{name}", ok404=True)
+
+    def owned_left(self, ns, name):
+        """What of a RayJob is still stored: the RayJob, its RayClusters, its Job, their pods."""
+        left = []
+        if self.get_rayjob(ns, name):
+            left.append(f"rayjob/{name}")
+        for rc in self.kube.get(f"/apis/ray.io/v1/namespaces/{ns}/rayclusters")["items"]:
+            if rc["metadata"]["name"].startswith(name + "-"):
+                left.append(f"raycluster/{rc['metadata']['name']}")
+        if self.kube.get(f"/apis/batch/v1/namespaces/{ns}/jobs/{name}", ok404=True):
+            left.append(f"job/{name}")
+        for p in self.kube.get(f"/api/v1/namespaces/{ns}/pods")["items"]:
+            pl = p["metadata"].get("labels") or {}
+            if pl.get("ray.io/cluster", "").startswith(name + "-") or pl.get("job-name") == name:
+                left.append(f"pod/{p['metadata']['name']}")
+        return left
+
+    def wait_terminal(self, ns, name, timeout):
+        def done():
+            rj = self.get_rayjob(ns, name)
+            st = (rj or {}).get("status", {})
+            if st.get("jobDeploymentStatus") in ("Complete", "Failed"):
+                return st
+            return None
+        st = wait_for(f"RayJob {ns}/{name} to reach jobDeploymentStatus Complete or Failed", timeout, done, 1)
+        say(f"RayJob {name}: jobDeploymentStatus={st.get('jobDeploymentStatus')} "
+            f"jobStatus={st.get('jobStatus', '')!r} reason={st.get('reason', '')!r} "
+            f"endTime={st.get('endTime')} message={st.get('message', '')[:160]!r}")
+        return st, time.time()
+
+    def submitter_log(self, ns, name):
+        out = ""
+        for f in sorted(os.listdir(self.logs)):
+            if f.startswith(f"{ns}.{name}-") and f.endswith(".log") and "-head-" not in f:
+                with open(os.path.join(self.logs, f), errors="replace") as fh:
+                    out += fh.read()
+        return out
+
+    # --- cleanup -------------------------------------------------------------------------------
+    def down(self, failed):
+        for name in ("reaper", "operator", "runner", "kwok"):
+            p = self.procs.pop(name, None)
+            if p:
+                try:
+                    p.stop()
+                except Exception as e:  # noqa: BLE001
+                    say(f"stopping {name}: {e}")
+        if failed:
+            for f in ("runner.log", "kwok.log") + tuple(x for x in os.listdir(self.logs) if x.startswith("operator")):
+                path = os.path.join(self.logs, f)
+                if os.path.exists(path):
+                    with open(path, errors="replace") as fh:
+                        tail = fh.readlines()[-40:]
+                    print(f"----- {f} (tail) -----\n{''.join(tail)}", flush=True)
+        if self.cluster_up:
+            subprocess.run([os.path.join(REPO, "test", "e2e", "webhook.sh"), "down", self.cluster],
+                           capture_output=True)
+            subprocess.run([os.path.join(REPO, "test", "e2e", "cluster.sh"), "down", self.cluster])
+        if failed or self.args.keep:
+            say(f"work directory kept: {self.work}")
+        else:
+            shutil.rmtree(self.work, ignore_errors=True)
+
+
+def free_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+# --- the measured run of one lifecycle mode -------------------------------------------------------
+
+def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=None):
+    """Case 2 for one mode: a succeeded run and an application failure (two heads at once), then
+    a pre-start failure. Returns the table rows. Quota usage is printed at each step."""
+    rows = []
+    reaper = None
+    if reaper_policy:
+        reaper = Proc("rayjob-guard reap", [s.args.binary, "reap", "--policy", reaper_policy,
+                                             "--namespace", ns, "--interval", str(REAP_INTERVAL),
+                                             "--kubeconfig", s.kubeconfig],
+                      os.path.join(s.logs, f"reap-{ns}.log"))
+        s.procs["reaper"] = reaper
+    try:
+        s.usage(ns, label="before")
+        jobs = {"succeeded": f"{ns}-ok", "appfail": f"{ns}-fail"}
+        for outcome, name in jobs.items():
+            s.create(s.rayjob(ns, name, mode, outcome, version))
+        s.usage(ns, label="two RayJobs running")
+        ends = {}
+        for outcome, name in jobs.items():
+            st, _ = s.wait_terminal(ns, name, 300)
+            want = "SUCCEEDED" if outcome == "succeeded" else "FAILED"
+            if st.get("jobStatus") != want:
+                raise Fail(f"RayJob {name}: jobStatus {st.get('jobStatus')!r}, expected {want}")
+            ends[outcome] = parse_time(st["endTime"])
+        log = s.submitter_log(ns, jobs["appfail"])
+        if "Traceback" not in log or "RuntimeError: lifecycle app failure" not in log:
+            raise Fail(f"the app failure's submitter log has no Python traceback:\n{log[-1500:]}")
+        say("the app failure's submitter log holds its traceback (RuntimeError: lifecycle app failure)")
+        s.usage(ns, label="both finished")
+        for outcome, name in jobs.items():
+            bound = MAX_SUCCEEDED_TTL if outcome == "succeeded" else MAX_FAILED_TTL
+            if mode in ("deletionPolicy", "operatorDeletesRayJob"):
+                bound = MAX_SUCCEEDED_TTL
+            deadline = ends[outcome] + bound + SLACK - time.time()
+            wait_for(f"RayJob {name} with its RayCluster, Job and pods to be gone ({mode}, bound "
+                     f"{bound} s after endTime)", max(deadline, 5), lambda n=name: not s.owned_left(ns, n), 1)
+            gone = time.time() - ends[outcome]
+            say(f"RayJob {name} ({outcome}) gone with everything it owned {gone:.1f} s after endTime")
+            if outcome == "appfail" and mode in ("deletionRules", "reaper") and gone < MIN_FAILED_TTL:
+                raise Fail(f"RayJob {name} failed and was gone {gone:.1f} s after endTime, before "
+                           f"minFailedTTLSeconds {MIN_FAILED_TTL}")
+            rows.append({"mode": mode, "version": version, "outcome": outcome, "result": "zero",
+                         "seconds_after_end": round(gone, 1)})
+        wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1)
+        s.usage(ns, label="after the two runs")
+
+        name = f"{ns}-prestart"
+        s.create(s.rayjob(ns, name, mode, "prestart", version))
+        s.usage(ns, label="pre-start RayJob (head held not-ready)")
+        st, _ = s.wait_terminal(ns, name, PRESTART_DEADLINE + 120)
+        if st.get("jobDeploymentStatus") != "Failed":
+            raise Fail(f"RayJob {name}: expected a Failed deployment, got {st}")
+        end = parse_time(st.get("endTime")) if st.get("endTime") else time.time()
+        if expect_leak_prestart:
+            hold = MAX_FAILED_TTL + SLACK
+            say(f"pre-start failure in {mode} on {version}: watching for {hold} s that nothing deletes it")
+            time.sleep(max(0, end + hold - time.time()))
+            left = s.owned_left(ns, name)
+            s.usage(ns, label=f"{hold} s after the pre-start failure")
+            if not left:
+                raise Fail(f"RayJob {name} was deleted: the pre-start hole of {mode} on {version} is not there")
+            say(f"LEAK, as the issue says: {left} still stored {time.time() - end:.0f} s after endTime")
+            rows.append({"mode": mode, "version": version, "outcome": "prestart", "result": "leaked",
+                         "seconds_after_end": None, "left": left})
+            return rows
+        bound = MAX_SUCCEEDED_TTL if mode in ("deletionPolicy", "operatorDeletesRayJob") else MAX_FAILED_TTL
+        wait_for(f"pre-start RayJob {name} with everything it owned to be gone ({mode}, bound {bound} s)",
+                 max(end + bound + SLACK - time.time(), 5), lambda: not s.owned_left(ns, name), 1)
+        gone = time.time() - end
+        say(f"RayJob {name} (pre-start failure) gone {gone:.1f} s after endTime")
+        if mode in ("deletionRules", "reaper") and gone < MIN_FAILED_TTL:
+            raise Fail(f"RayJob {name} gone {gone:.1f} s after endTime, before minFailedTTLSeconds")
+        wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1)
+        s.usage(ns, label="after all three runs")
+        rows.append({"mode": mode, "version": version, "outcome": "prestart", "result": "zero",
+                     "seconds_after_end": round(gone, 1)})
+        probe = s.rayjob(ns, f"{ns}-next", mode, "succeeded", version)
+        r = s.kc("create", "--dry-run=server", "-f", "-", stdin=json.dumps(probe), check=False)
+        if r.returncode != 0:
+            raise Fail(f"a new RayJob is not admitted after the runs: {r.stderr.strip()}")
+        say(f"a new RayJob is admitted (server dry-run) in {ns}")
+        return rows
+    finally:
+        if reaper:
+            s.procs.pop("reaper", None)
+            reaper.stop()
+
+
+def parse_time(t):
+    import calendar
+    return calendar.timegm(time.strptime(t, "%Y-%m-%dT%H:%M:%SZ"))
+
+
+def cleanup_ns(s, ns):
+    """Between cases only (never part of what a case shows): remove what a leak left behind."""
+    for rj in s.kube.get(f"/apis/ray.io/v1/namespaces/{ns}/rayjobs")["items"]:
+        s.kc("delete", "rayjob", "-n", ns, rj["metadata"]["name"], "--wait=false", check=False)
+    s.kc("delete", "jobs", "-n", ns, "--all", "--wait=false", check=False)
+
+
+# --- the groups ------------------------------------------------------------------------------------
+
+def group_v15(s):
+    s.up(["v1.5.0"])
+    s.start_operator("v1.5.0")
+    nss = ["lc-trap", "lc-rules15", "lc-reaper15"]
+    for ns in nss:
+        s.namespace(ns)
+
+    say("=== case 1: the seed's trap, webhook unregistered (sample form, no deletion API)")
+    ns = "lc-trap"
+    for i in (1, 2):
+        s.create(s.rayjob(ns, f"sample-{i}", "sample", "succeeded", "v1.5.0"))
+    for i in (1, 2):
+        st, _ = s.wait_terminal(ns, f"sample-{i}", 300)
+        if st.get("jobStatus") != "SUCCEEDED":
+            raise Fail(f"sample-{i}: jobStatus {st.get('jobStatus')!r}")
+    s.usage(ns, label="two sample RayJobs succeeded")
+    for i in (1, 2):
+        wait_for(f"the RayCluster of sample-{i} to be deleted (ttlSecondsAfterFinished 10)", 10 + SLACK + 30,
+                 lambda i=i: not any(x.startswith("raycluster/") or "-head-" in x
+                                     for x in s.owned_left(ns, f"sample-{i}")), 1)
+    left = [x for i in (1, 2) for x in s.owned_left(ns, f"sample-{i}")]
+    if sorted(left) != sorted([f"rayjob/sample-{i}" for i in (1, 2)] + [f"job/sample-{i}" for i in (1, 2)]
+                              + [x for x in left if x.startswith("pod/sample-")]):
+        raise Fail(f"after the TTL, expected the RayJobs and submitter Jobs to remain, got {left}")
+    s.usage(ns, label="RayClusters gone, RayJobs and Jobs remain")
+    s.create(s.rayjob(ns, "sample-3", "sample", "succeeded", "v1.5.0"), expect_refused="exceeded quota")
+    s.table.append({"mode": "none (sample form)", "version": "v1.5.0", "outcome": "succeeded",
+                    "result": "leaked", "seconds_after_end": None, "left": left})
+    cleanup_ns(s, ns)
+
+    say("=== case 2: deletionRules on 1.5 (policy before the remedy, `check` admits the RayJobs)")
+    ns = "lc-rules15"
+    old = s.policy("rules15", "1.5", "deletionRules", True, nss)
+    r = s.validate_policy(old)
+    say(f"policy validate (deletionRules on 1.5): exit {r.returncode}: {(r.stdout + r.stderr).strip()[:400]}")
+    remedy = r.returncode != 0
+    if remedy:
+        # Case 3's remedy is in: the webhook refuses this policy, so the 1.5 rules run is measured
+        # with the webhook unregistered; `check` with the 1.6 rule set shows what the RayJob holds.
+        say("case 3 remedy present: deletionRules on 1.5 is refused; measuring the operator "
+            "behaviour with the webhook unregistered")
+    else:
+        s.webhook("up", old)
+        s.register()
+    s.table += run_mode(s, ns, "deletionRules", "v1.5.0", expect_leak_prestart=True)
+    cleanup_ns(s, ns)
+    if not remedy:
+        s.webhook("down")
+
+    say("=== case 3: the remedy for 1.5: policy validate names it; reaper on 1.5 brings all three to zero")
+    if not remedy:
+        raise Fail("policy validate still accepts lifecycle.mode deletionRules with kuberay.version 1.5")
+    text = (r.stdout + r.stderr)
+    for want in ("reaper", "operatorDeletesRayJob", "1.6"):
+        if want not in text:
+            raise Fail(f"the refusal of deletionRules on 1.5 does not name {want}: {text}")
+    ns = "lc-reaper15"
+    pol = s.policy("reaper15", "1.5", "reaper", True, nss)
+    s.webhook("up", pol)
+    s.register()
+    s.table += run_mode(s, ns, "reaper", "v1.5.0", reaper_policy=pol)
+
+
+def group_v14(s):
+    s.up(["v1.4.0"])
+    nss = ["lc-policy14", "lc-reaper14", "lc-down14"]
+    for ns in nss:
+        s.namespace(ns)
+
+    say("=== case 2: deletionPolicy on 1.4, gate on")
+    s.start_operator("v1.4.0")
+    pol = s.policy("policy14", "1.4", "deletionPolicy", True, nss)
+    s.webhook("up", pol)
+    s.register()
+    s.table += run_mode(s, "lc-policy14", "deletionPolicy", "v1.4.0")
+
+    say("=== case 5: cleanup with the webhook down (deletionPolicy DeleteSelf, finalizer UPDATE)")
+    ns = "lc-down14"
+    s.register(match_conditions=False)
+    name = "down-1"
+    s.create(s.rayjob(ns, name, "deletionPolicy", "succeeded", "v1.4.0"))
+    st, _ = s.wait_terminal(ns, name, 300)
+    s.webhook("stop")
+    say("webhook process stopped (registration stays, failurePolicy Fail)")
+    end = parse_time(st["endTime"])
+    time.sleep(max(0, end + MAX_SUCCEEDED_TTL + SLACK - time.time()))
+    rj = s.get_rayjob(ns, name)
+    s.usage(ns, label="webhook down, DeleteSelf due")
+    if not rj or not rj["metadata"].get("deletionTimestamp"):
+        raise Fail(f"expected {name} stuck with a deletionTimestamp while the webhook is down, got {rj and rj['metadata']}")
+    say(f"TRAP shown: {name} has deletionTimestamp {rj['metadata']['deletionTimestamp']} and finalizers "
+        f"{rj['metadata'].get('finalizers')}; the operator's UPDATE is refused by failurePolicy Fail")
+    s.register(match_conditions=True)
+    t = time.time()
+    wait_for(f"{name} gone once matchConditions skips objects being deleted", 60,
+             lambda: not s.owned_left(ns, name), 1)
+    wait_for(f"quota {ns} used back to 0 with the webhook down", 60, lambda: s.quota_zero(ns), 1)
+    s.usage(ns, label="webhook still down, matchConditions in")
+    say(f"{name} gone {time.time() - t:.1f} s after the shipped matchConditions were registered")
+    s.create(s.rayjob(ns, "down-2", "deletionPolicy", "succeeded", "v1.4.0"),
+             expect_refused="failed calling webhook")
+    s.table.append({"mode": "deletionPolicy, webhook down", "version": "v1.4.0", "outcome": "succeeded",
+                    "result": "zero with matchConditions (leaked without)", "seconds_after_end": None})
+    s.webhook("start")
+    s.webhook("down")
+    s.stop_operator()
+
+    say("=== case 2: reaper on 1.4, gate off")
+    s.start_operator("v1.4.0", ["gate-off.yaml"])
+    pol = s.policy("reaper14", "1.4", "reaper", False, nss)
+    s.webhook("up", pol)
+    s.register()
+    s.table += run_mode(s, "lc-reaper14", "reaper", "v1.4.0", reaper_policy=pol)
+
+    say("=== case 4: rayjob-guard reap against operator-made objects, operator stopped")
+    ns = "lc-reaper14"
+    name = "reap-stopped"
+    rj = s.rayjob(ns, name, "reaper", "succeeded", "v1.4.0")
+    s.create(rj)
+    st, _ = s.wait_terminal(ns, name, 300)
+    obj = s.get_rayjob(ns, name)
+    say(f"{name}: finalizers {obj['metadata'].get('finalizers')} (set by the operator)")
+    if "ray.io/rayjob-finalizer" not in (obj["metadata"].get("finalizers") or []):
+        raise Fail(f"{name}: the operator's finalizer is not there: {obj['metadata']}")
+    s.stop_operator()
+    time.sleep(max(0, parse_time(st["endTime"]) + TTL_SUCCESS + 1 - time.time()))
+    r = run([s.args.binary, "reap", "--once", "--policy", pol, "--namespace", ns, "--kubeconfig",
+             s.kubeconfig], check=False)
+    say(f"reap --once (operator stopped): exit {r.returncode}\n{r.stderr.strip()[-800:]}")
+    if r.returncode != 0 or "action=deleted" not in r.stderr:
+        raise Fail("reap --once did not delete the finished RayJob")
+    obj = s.get_rayjob(ns, name)
+    s.usage(ns, label="reaped, operator stopped")
+    if not obj or not obj["metadata"].get("deletionTimestamp"):
+        raise Fail(f"{name}: expected it held by the finalizer while the operator is stopped")
+    say(f"{name} held by its finalizer while the operator is stopped (deletionTimestamp set)")
+    r = run([s.args.binary, "reap", "--once", "--policy", pol, "--namespace", ns, "--kubeconfig",
+             s.kubeconfig], check=False)
+    if r.returncode != 0 or "action=skip" not in r.stderr:
+        raise Fail(f"a second pass should skip the terminating RayJob: {r.stderr.strip()[-600:]}")
+    say("a second reap pass skips it (deletionTimestamp set)")
+    s.start_operator("v1.4.0", ["gate-off.yaml"])
+    t = time.time()
+    wait_for(f"{name} gone once the operator is back", 90, lambda: not s.owned_left(ns, name), 1)
+    wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1)
+    s.usage(ns, label="operator back, finalizer removed")
+    say(f"{name} gone {time.time() - t:.1f} s after the operator came back")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("group", choices=["v15", "v14"])
+    ap.add_argument("--binary", default=os.path.join(REPO, "build", "rayjob-guard"))
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--table")
+    args = ap.parse_args()
+    args.binary = os.path.abspath(args.binary)
+    if not os.access(args.binary, os.X_OK):
+        print(f"lifecycle: no rayjob-guard binary at {args.binary} (use --binary)", file=sys.stderr)
+        return 1
+    for tool in ("etcd", "unshare", "jq", "curl"):
+        if not shutil.which(tool) and not (tool == "etcd"):
+            print(f"SKIP: {tool} not installed", file=sys.stderr)
+            return 77
+    s = Suite(args)
+    failed = True
+    try:
+        {"v15": group_v15, "v14": group_v14}[args.group](s)
+        failed = False
+    except Fail as e:
+        say(f"FAIL: {e}")
+    finally:
+        say("table:")
+        for row in s.table:
+            print("  " + json.dumps(row), flush=True)
+        if args.table:
+            with open(args.table, "a") as f:
+                for row in s.table:
+                    f.write(json.dumps(row) + "\n")
+        s.down(failed)
+    say("PASS" if not failed else "FAILED")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
