@@ -345,12 +345,27 @@ Status check_mode_against_version(const policy::PolicyConfig& c) {
   const std::string gate = c.kuberay.ray_job_deletion_policy_gate ? "on" : "off";
   switch (c.lifecycle.mode) {
     case LifecycleMode::kDeletionRules:
+      // KubeRay 1.5's deletion rules match jobStatus only: a deployment that fails before the Ray
+      // job ends (deadline passed while the head is pending, submission failed) matches no rule,
+      // and the RayJob, its RayCluster and its pods hold quota forever. 1.6 added the
+      // jobDeploymentStatus condition that closes it (measured: docs/lifecycle.md).
       if (v < policy::KubeRayVersion{1, 5} || !c.kuberay.ray_job_deletion_policy_gate) {
         return invalid_argument(
             "lifecycle.mode: deletionRules needs KubeRay 1.5 or later with the "
             "RayJobDeletionPolicy feature gate on (kuberay.version is " +
             vt + ", gate " + gate +
-            "); use reaper, or set kuberay.featureGates.RayJobDeletionPolicy: true on 1.5");
+            "), and from 1.6 on to be leak-free; use reaper (any version), or deletionRules with "
+            "KubeRay 1.6 or later");
+      }
+      if (v == policy::KubeRayVersion{1, 5}) {
+        return invalid_argument(
+            "lifecycle.mode: deletionRules is refused on KubeRay 1.5: its deletion rules match "
+            "jobStatus only, so a RayJob whose deployment fails before the Ray job ends "
+            "(activeDeadlineSeconds passed while the head is pending, submission failed) is never "
+            "deleted and holds its quota forever; on 1.5 use lifecycle.mode reaper (rayjob-guard "
+            "reap deletes every terminal RayJob, failures after minFailedTTLSeconds) or "
+            "operatorDeletesRayJob (operator env DELETE_RAYJOB_CR_AFTER_JOB_FINISHES=true), or "
+            "upgrade to KubeRay 1.6 for deletionRules");
       }
       return {};
     case LifecycleMode::kDeletionPolicy:
@@ -359,7 +374,9 @@ Status check_mode_against_version(const policy::PolicyConfig& c) {
         return invalid_argument(
             "lifecycle.mode: deletionPolicy needs KubeRay 1.3 or 1.4 with the "
             "RayJobDeletionPolicy feature gate on (kuberay.version is " +
-            vt + ", gate " + gate + "); use deletionRules from 1.5, or reaper");
+            vt + ", gate " + gate +
+            "); use reaper (any version), or deletionRules from KubeRay 1.6 (on 1.5 it leaks "
+            "pre-start failures)");
       }
       return {};
     case LifecycleMode::kOperatorDeletesRayJob:
