@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the KubeRay conformance oracle (oracle/main.go) at one served KubeRay version and prints
+# the binary's path on its last stdout line. The module oracle/<version>/ pins that version in its
+# go.mod/go.sum; the version must be listed in KUBERAY_ORACLE_VERSIONS (test/peers/versions.env).
+# Everything comes from the Go module proxy; the binary is cached under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard/kuberay-oracle/, keyed by its sources, so a warm run
+# builds nothing. Go caches are the ones every Go peer shares.
+#   usage: test/conformance/build-oracle.sh v1.5.0
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=../peers/versions.env
+. "$here/../peers/versions.env"
+v=${1:?usage: build-oracle.sh VERSION (one of $KUBERAY_ORACLE_VERSIONS)}
+case ",$KUBERAY_ORACLE_VERSIONS," in
+  *",$v,"*) ;;
+  *) echo "build-oracle.sh: $v is not in KUBERAY_ORACLE_VERSIONS ($KUBERAY_ORACLE_VERSIONS)" >&2; exit 2 ;;
+esac
+mod=$here/oracle/$v
+if ! grep -qE "^[[:space:]]*github.com/ray-project/kuberay/ray-operator $v\$" "$mod/go.mod"; then
+  echo "build-oracle.sh: $mod/go.mod does not require ray-operator $v" >&2
+  exit 2
+fi
+cache=${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard
+key=$(cat "$here/oracle/main.go" "$mod/go.mod" "$mod/go.sum" | sha256sum | cut -c1-16)
+out=$cache/kuberay-oracle/$v-$key/kuberay-oracle
+if [[ -x $out ]]; then
+  echo "$out"
+  exit 0
+fi
+go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+src=$(mktemp -d)
+trap 'rm -rf "$src"' EXIT
+cp "$here/oracle/main.go" "$mod/go.mod" "$mod/go.sum" "$src/"
+mkdir -p "$(dirname "$out")"
+start=$(date +%s)
+(cd "$src" && GOMODCACHE=$cache/go/mod GOCACHE=$cache/go/build GOFLAGS=-mod=mod CGO_ENABLED=0 \
+  timeout 1200 nice -n 10 "$go" build -trimpath -ldflags='-s -w' -o "$out.tmp.$$" .)
+mv "$out.tmp.$$" "$out"
+echo "build-oracle.sh: built kuberay-oracle $v in $(( $(date +%s) - start )) s" >&2
+echo "$out"

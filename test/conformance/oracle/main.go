@@ -1,0 +1,221 @@
+// kuberay-oracle: the KubeRay operator's own verdict on RayJob manifests, for the conformance test.
+// Test-only. It links the operator's validation package (controllers/ray/utils) and its feature
+// gates (pkg/features) at the version its go.mod pins (one module per served version under
+// test/conformance/oracle/<version>/), and runs on each RayJob exactly what the operator's
+// reconciler runs before it creates anything: ValidateRayJobMetadata, then ValidateRayJobSpec.
+//
+//	kuberay-oracle [--policy FILE] [--feature-gates A=true,B=false] [--list FILE] [FILE...]
+//
+// Feature gates come from kuberay.featureGates of the policy file that `rayjob-guard check`
+// reads, then from --feature-gates; gates not named keep the version's compiled default.
+// FILE is YAML or JSON, one or many documents; documents that are not ray.io RayJobs are skipped.
+// --list names a file holding one manifest path per line (for batches of thousands).
+//
+// Output, one line per RayJob, tab-separated:
+//
+//	FILE  DOCUMENT  NAME  accepted            ""                    UNKNOWN
+//	FILE  DOCUMENT  NAME  rejected            <the operator's error>  UNKNOWN
+//	FILE  DOCUMENT  NAME  undecodable         <the decoder's error>   ""
+//
+// UNKNOWN is empty, or the first field the operator's Go types at this version do not have (a
+// strict decode's complaint): the apiserver prunes such a field, so the operator never sees it.
+// DOCUMENT counts from 1 over every document of the file. Exit status 0 when every file was read,
+// 2 on bad input (unreadable file, bad flag, YAML syntax error).
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
+	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
+	_ "github.com/ray-project/kuberay/ray-operator/pkg/features" // registers the gates
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/component-base/featuregate"
+	"sigs.k8s.io/yaml"
+)
+
+func main() {
+	policy := flag.String("policy", "", "rayjob-guard policy YAML; its kuberay.featureGates are applied")
+	gates := flag.String("feature-gates", "", "comma-separated Gate=bool, applied after --policy")
+	list := flag.String("list", "", "file with one manifest path per line")
+	showGates := flag.Bool("print-gates", false, "print every known gate and its value, then exit")
+	flag.Parse()
+
+	if *policy != "" {
+		m, err := policyGates(*policy)
+		if err != nil {
+			fail("%s: %v", *policy, err)
+		}
+		if err := utilfeature.DefaultMutableFeatureGate.SetFromMap(m); err != nil {
+			fail("%s: kuberay.featureGates: %v", *policy, err)
+		}
+	}
+	if *gates != "" {
+		if err := utilfeature.DefaultMutableFeatureGate.Set(*gates); err != nil {
+			fail("--feature-gates: %v", err)
+		}
+	}
+	if *showGates {
+		var names []string
+		for f := range utilfeature.DefaultMutableFeatureGate.GetAll() {
+			names = append(names, string(f))
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			fmt.Printf("%s=%v\n", n, utilfeature.DefaultFeatureGate.Enabled(featuregate.Feature(n)))
+		}
+		return
+	}
+
+	files := flag.Args()
+	if *list != "" {
+		b, err := os.ReadFile(*list)
+		if err != nil {
+			fail("--list: %v", err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				files = append(files, l)
+			}
+		}
+	}
+	if len(files) == 0 {
+		fail("no manifest given (FILE... or --list FILE)")
+	}
+	out := bufio.NewWriterSize(os.Stdout, 1<<16)
+	defer out.Flush()
+	bad := false
+	for _, f := range files {
+		if err := judgeFile(out, f); err != nil {
+			fmt.Fprintf(os.Stderr, "kuberay-oracle: %s: %v\n", f, err)
+			bad = true
+		}
+	}
+	out.Flush()
+	if bad {
+		os.Exit(2)
+	}
+}
+
+func fail(format string, a ...any) {
+	fmt.Fprintf(os.Stderr, "kuberay-oracle: "+format+"\n", a...)
+	os.Exit(2)
+}
+
+// policyGates reads kuberay.featureGates (a map of gate name to bool) from a policy file.
+func policyGates(path string) (map[string]bool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p struct {
+		Kuberay struct {
+			FeatureGates map[string]bool `json:"featureGates"`
+		} `json:"kuberay"`
+	}
+	if err := yaml.Unmarshal(b, &p); err != nil {
+		return nil, err
+	}
+	return p.Kuberay.FeatureGates, nil
+}
+
+func judgeFile(out io.Writer, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
+	for doc := 1; ; doc++ {
+		raw, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("document %d: %v", doc, err)
+		}
+		js, err := yaml.YAMLToJSON(raw)
+		if err != nil {
+			return fmt.Errorf("document %d: %v", doc, err)
+		}
+		var head struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		if len(bytes.TrimSpace(js)) == 0 || string(bytes.TrimSpace(js)) == "null" {
+			continue
+		}
+		if err := json.Unmarshal(js, &head); err != nil {
+			return fmt.Errorf("document %d: %v", doc, err)
+		}
+		if head.Kind != "RayJob" || !strings.HasPrefix(head.APIVersion, "ray.io/") {
+			continue
+		}
+		var job rayv1.RayJob
+		if err := json.Unmarshal(js, &job); err != nil {
+			fmt.Fprintf(out, "%s\t%d\t%s\tundecodable\t%s\t\n", path, doc, nameOf(js), oneLine(err.Error()))
+			continue
+		}
+		// The apiserver fills metadata.name from generateName before the operator sees it: the
+		// prefix cut to 58 characters plus 5 random ones (names.SimpleNameGenerator).
+		if job.Name == "" && job.GenerateName != "" {
+			prefix := job.GenerateName
+			if len(prefix) > 58 {
+				prefix = prefix[:58]
+			}
+			job.Name = prefix + "x2z4b"
+		}
+		verdict := "accepted\t"
+		if err := validate(&job); err != nil {
+			verdict = "rejected\t" + oneLine(err.Error())
+		}
+		fmt.Fprintf(out, "%s\t%d\t%s\t%s\t%s\n", path, doc, job.Name, verdict, unknownField(js))
+	}
+}
+
+// validate runs what the reconciler runs before it creates anything, in its order.
+func validate(job *rayv1.RayJob) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("operator panicked: %v", r)
+		}
+	}()
+	if err := utils.ValidateRayJobMetadata(job.ObjectMeta); err != nil {
+		return err
+	}
+	return utils.ValidateRayJobSpec(job)
+}
+
+// unknownField decodes strictly and returns the field the operator's types do not know, if any.
+func unknownField(js []byte) string {
+	d := json.NewDecoder(bytes.NewReader(js))
+	d.DisallowUnknownFields()
+	var job rayv1.RayJob
+	if err := d.Decode(&job); err != nil && strings.Contains(err.Error(), "unknown field") {
+		return oneLine(err.Error())
+	}
+	return ""
+}
+
+func nameOf(js []byte) string {
+	var m struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(js, &m)
+	return m.Metadata.Name
+}
+
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
+}
