@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# crds.sh [SOURCE]: say which KubeRay CRD files the e2e cluster installs. Nothing is edited or
+# copied: the files are installed verbatim from where they are.
+#
+# SOURCE (default: $RJG_E2E_CRD, else auto):
+#   shared    the v1.7 RayJob CRD at <repo>/../shared/kuberay/ray.io_rayjobs.yaml (RJG_KUBERAY_CRD
+#             overrides the path), plus the RayCluster CRD of the operator module below
+#   operator  the RayJob and RayCluster CRDs of the ray-operator module at KUBERAY_OPERATOR_VERSION
+#             (test/peers/versions.env), from the Go module proxy: config/crd/bases/ in the module
+#             cache (downloaded once into ${XDG_CACHE_HOME:-~/.cache}/rayjob-guard/go/mod)
+#   minimal   test/e2e/crd/rayjob-minimal-crd.yaml, our own small structural RayJob CRD
+#   auto      shared when that file exists, else operator, else minimal (saying why on stderr)
+# RJG_E2E_MINIMAL_CRD=1 is the same as SOURCE minimal.
+#
+# Prints `CRD_KIND=<shared-v1.7|operator-vX.Y.Z|minimal>` on its first line of stdout, then one CRD
+# file per line, RayJob first. Exit 1 with a message on stderr when an asked-for source is missing.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+# shellcheck source=test/peers/versions.env
+. "$repo/test/peers/versions.env"
+log() { printf '[crds] %s\n' "$*" >&2; }
+die() { printf '[crds] error: %s\n' "$*" >&2; exit 1; }
+
+source=${1:-${RJG_E2E_CRD:-auto}}
+[[ ${RJG_E2E_MINIMAL_CRD:-0} == 1 ]] && source=minimal
+shared=$(realpath -m "${RJG_KUBERAY_CRD:-$repo/../shared/kuberay/ray.io_rayjobs.yaml}")
+cache=${RJG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard}
+
+# operator_dir: the module's config/crd/bases, downloaded on first use; empty when unavailable.
+operator_dir() {
+  local go=/usr/local/go/bin/go dir
+  [[ -x $go ]] || go=$(command -v go || true)
+  [[ -n $go ]] || return 0
+  dir=$(GOMODCACHE=$cache/go/mod GOFLAGS=-mod=mod GOTOOLCHAIN=local "$go" mod download -json \
+    "github.com/ray-project/kuberay/ray-operator@$KUBERAY_OPERATOR_VERSION" 2>/dev/null |
+    python3 -c 'import json,sys; print(json.load(sys.stdin).get("Dir",""))' 2>/dev/null || true)
+  [[ -n $dir && -f $dir/config/crd/bases/ray.io_rayjobs.yaml ]] && echo "$dir/config/crd/bases"
+  return 0
+}
+
+case $source in
+  shared)
+    [[ -f $shared ]] || die "no shared CRD at $shared"
+    bases=$(operator_dir)
+    echo "CRD_KIND=shared-v1.7"
+    echo "$shared"
+    if [[ -n $bases ]]; then
+      echo "$bases/ray.io_rayclusters.yaml"
+    else
+      log "the ray-operator module $KUBERAY_OPERATOR_VERSION is not at hand: no RayCluster CRD"
+    fi
+    ;;
+  operator)
+    bases=$(operator_dir)
+    [[ -n $bases ]] || die "cannot download github.com/ray-project/kuberay/ray-operator@$KUBERAY_OPERATOR_VERSION"
+    echo "CRD_KIND=operator-$KUBERAY_OPERATOR_VERSION"
+    echo "$bases/ray.io_rayjobs.yaml"
+    echo "$bases/ray.io_rayclusters.yaml"
+    ;;
+  minimal)
+    echo "CRD_KIND=minimal"
+    echo "$here/crd/rayjob-minimal-crd.yaml"
+    ;;
+  auto)
+    if [[ -f $shared ]]; then
+      exec "$0" shared
+    fi
+    if [[ -n $(operator_dir) ]]; then
+      log "no shared CRD at $shared: the operator module's CRDs ($KUBERAY_OPERATOR_VERSION)"
+      exec "$0" operator
+    fi
+    log "neither the shared CRD nor the operator module is at hand: our minimal CRD"
+    exec "$0" minimal
+    ;;
+  *) die "unknown CRD source '$source' (shared, operator, minimal, auto)" ;;
+esac
