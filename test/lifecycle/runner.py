@@ -19,10 +19,12 @@ LOGDIR/<namespace>.<pod>.log."""
 import argparse
 import os
 import shlex
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.request
@@ -153,8 +155,12 @@ class Runner:
             h = self.heads.pop(uid, None)
             s = self.submitters.pop(uid, None)
         if h:
-            log(f"{what}: pod deleted; stopping the Ray head (pid {h['proc'].pid}, {h['ip']})")
-            stop_group(h["proc"], what)
+            log(f"{what}: pod deleted; stopping the Ray head "
+                f"(pid {h['proc'].pid if h['proc'] else '-'}, {h['ip']})")
+            if h["proc"]:
+                stop_group(h["proc"], what)
+            if h.get("tmp"):
+                shutil.rmtree(h["tmp"], ignore_errors=True)
             with self.lock:
                 self.free_ips.append(h["ip"])
                 self.head_ips.pop(h["key"], None)
@@ -218,7 +224,8 @@ class Runner:
             "--dashboard-grpc-port": free_port(ip),
         }
         base = free_port(ip)
-        tmp = os.path.join(self.logdir, f"ray-{ip}")
+        # Short: Ray's unix sockets live under it, and a socket path has at most 107 bytes.
+        tmp = tempfile.mkdtemp(prefix="rjgray.", dir="/tmp")
         cmd = ["ray", "start", "--head", "--block", "--node-ip-address", ip, "--dashboard-host", ip,
                "--num-cpus", "2", "--object-store-memory", str(100 * 1024 * 1024),
                "--temp-dir", tmp, "--min-worker-port", str(20000 + (base % 20000)),
@@ -237,6 +244,7 @@ class Runner:
                 stop_group(proc, name)
                 return
             self.heads[uid]["proc"] = proc
+            self.heads[uid]["tmp"] = tmp
         t0 = time.monotonic()
         raylet = f"http://{ip}:{agent}/api/local_raylet_healthz"
         gcs = f"http://{ip}:8265/api/gcs_healthz"
@@ -328,12 +336,15 @@ class Runner:
         self.stopping.set()
         with self.lock:
             procs = [(u, h["proc"]) for u, h in self.heads.items() if h["proc"]]
+            tmps = [h["tmp"] for h in self.heads.values() if h.get("tmp")]
             procs += [(u, s["proc"]) for u, s in self.submitters.items()]
             self.heads.clear()
             self.submitters.clear()
         for uid, p in procs:
             log(f"shutdown: stopping pid {p.pid}")
             stop_group(p, uid)
+        for t in tmps:
+            shutil.rmtree(t, ignore_errors=True)
 
 
 def main():
