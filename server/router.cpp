@@ -45,6 +45,13 @@ Response text(unsigned status, std::string body) {
   return r;
 }
 
+Response body_too_large(std::size_t max_body_bytes) {
+  return text(413,
+              "request body too large: the limit is " + std::to_string(max_body_bytes) + " bytes");
+}
+
+Response empty_body() { return text(400, "empty request body: expected an AdmissionReview"); }
+
 }  // namespace
 
 unsigned http_status(ErrorCode code) {
@@ -78,11 +85,10 @@ std::optional<Response> check_head(const RequestHead& head, std::size_t max_body
     return text(415, "unsupported media type: Content-Type must be application/json");
   }
   if (head.content_length && *head.content_length > max_body_bytes) {
-    return text(
-        413, "request body too large: the limit is " + std::to_string(max_body_bytes) + " bytes");
+    return body_too_large(max_body_bytes);
   }
   if (!head.chunked && (!head.content_length || *head.content_length == 0)) {
-    return text(400, "empty request body: expected an AdmissionReview");
+    return empty_body();
   }
   return std::nullopt;
 }
@@ -92,11 +98,10 @@ Response route(const Request& request, const Services& services) {
     return *std::move(early);
   }
   if (request.body.size() > services.max_body_bytes) {
-    return text(413, "request body too large: the limit is " +
-                         std::to_string(services.max_body_bytes) + " bytes");
+    return body_too_large(services.max_body_bytes);
   }
   if (request.body.empty()) {
-    return text(400, "empty request body: expected an AdmissionReview");
+    return empty_body();
   }
   if (!services.policy) {
     return text(503, "no policy loaded");
@@ -114,6 +119,20 @@ Response route(const Request& request, const Services& services) {
   r.summary = std::move(result.value().summary);
   return r;
 }
+
+Response read_failure(ReadFailure failure, std::string_view detail, std::size_t max_body_bytes) {
+  switch (failure) {
+    case ReadFailure::kHeaderTooLarge:
+      return text(431, "request header too large");
+    case ReadFailure::kBodyTooLarge:
+      return body_too_large(max_body_bytes);
+    case ReadFailure::kMalformed:
+      break;
+  }
+  return text(400, "bad request: " + std::string(detail));
+}
+
+Response internal_error_response() { return text(500, "internal error"); }
 
 Response route_probe(const RequestHead& head, const ProbeState& state) {
   const std::string_view path = path_of(head.target);

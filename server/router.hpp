@@ -74,6 +74,21 @@ std::optional<Response> check_head(const RequestHead& head, std::size_t max_body
 // with the response AdmissionReview byte-identical to `rayjob-guard review` and `summary` set.
 Response route(const Request& request, const Services& services);
 
+// Why a session could not read a whole request. The session classifies its transport error; the
+// status is decided here with the rest.
+enum class ReadFailure {
+  kHeaderTooLarge,  // the header is over the session's header limit
+  kBodyTooLarge,    // Content-Length or the body read so far is over max_body_bytes
+  kMalformed,       // anything else the HTTP parser refused
+};
+
+// Returns the response to a request that could not be read: 431 for kHeaderTooLarge, 413 naming
+// the limit for kBodyTooLarge, 400 "bad request: <detail>" for kMalformed.
+Response read_failure(ReadFailure failure, std::string_view detail, std::size_t max_body_bytes);
+
+// Returns the 500 answered when a review threw: a bug, never a path.
+Response internal_error_response();
+
 // What the probe port reports. Callers keep `metrics_text` callable for the call.
 struct ProbeState {
   bool ready = false;     // certificate and policy loaded, HTTPS listener accepting

@@ -158,7 +158,7 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
 
   void on_read_header(beast::error_code ec, std::size_t /*bytes*/) {
     if (ec == http::error::header_limit) {
-      return send_and_linger(error_response(431, "request header too large"));
+      return send_and_linger(read_failure(ReadFailure::kHeaderTooLarge, {}, max_body()));
     }
     if (ec) {
       // A body_limit here means Beast checked Content-Length against the limit while parsing the
@@ -199,19 +199,19 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     do_read_body();
   }
 
-  // A read of the header or the body failed: 413 over the body limit, nothing for a peer that
-  // just went away, 400 for anything else; the unread rest of the request is drained by do_linger.
+  // A read of the header or the body failed: nothing for a peer that just went away, else the
+  // router's answer for the failure (router.hpp read_failure); the unread rest of the request is
+  // drained by do_linger.
   void on_read_error(beast::error_code ec) {
-    if (ec == http::error::body_limit) {
-      return send_and_linger(error_response(413, "request body too large: the limit is " +
-                                                     std::to_string(state_.config.max_body_bytes) +
-                                                     " bytes"));
-    }
     if (is_quiet_close(ec)) {
       return close_socket();
     }
-    send_and_linger(error_response(400, "bad request: " + ec.message()));
+    const ReadFailure failure =
+        ec == http::error::body_limit ? ReadFailure::kBodyTooLarge : ReadFailure::kMalformed;
+    send_and_linger(read_failure(failure, ec.message(), max_body()));
   }
+
+  std::size_t max_body() const { return state_.config.max_body_bytes; }
 
   void do_read_body() {
     beast::get_lowest_layer(stream_).expires_after(state_.config.body_timeout);
@@ -236,7 +236,7 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     } catch (const std::exception& e) {
       state_.metrics.internal_error();
       log_event(Level::kError, "internal error", {{"error", std::string(e.what())}});
-      response = error_response(500, "internal error");
+      response = internal_error_response();
     }
     const auto latency = Clock::now() - started;
     if (response.summary) {
@@ -244,13 +244,6 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
       log_decision(*response.summary, latency, response.status);
     }
     send(std::move(response), keep_alive);
-  }
-
-  static Response error_response(unsigned status, std::string message) {
-    Response r;
-    r.status = status;
-    r.body = std::move(message) + "\n";
-    return r;
   }
 
   void send(Response response, bool keep_alive) {

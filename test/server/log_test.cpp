@@ -78,13 +78,15 @@ TEST_F(LogLines, DecisionLineHasTheAuditFields) {
   s.kind = "RayJob";
   s.username = "system:serviceaccount:tenant-a:jupyter";
   s.allowed = false;
-  s.denied_rules = {"ttl-bounds", "image-pinned"};
-  s.warned_rules = {"requests-declared"};
+  // Real ids, spelled through the one table that owns them, so a renamed rule fails here.
+  s.denied_rules = {std::string(policy::rule_id_name(policy::RuleId::kReapTtl)),
+                    std::string(policy::rule_id_name(policy::RuleId::kImagePinned))};
+  s.warned_rules = {std::string(policy::rule_id_name(policy::RuleId::kResourcesDeclared))};
   log_decision(s, 1234567ns, 200);
   EXPECT_EQ(take(),
             R"("msg":"admission decision","uid":"u-1","namespace":"tenant-a","name":"job\"x",)"
             R"("kind":"RayJob","operation":"CREATE","allowed":false,)"
-            R"("denied":"ttl-bounds,image-pinned","warned":"requests-declared",)"
+            R"("denied":"reap-ttl,image-pinned","warned":"resources-declared",)"
             R"("latency_ms":1.23457,"http_status":200,"dry_run":false,)"
             R"("username":"system:serviceaccount:tenant-a:jupyter")"
             "\n");

@@ -169,6 +169,29 @@ TEST(Router, BodyOverCapIs413EvenWhenChunked) {
   EXPECT_EQ(r.status, 413U);
 }
 
+TEST(Router, ReadFailureTable) {
+  // The statuses a session answers when it cannot read a request come from the router too.
+  struct Row {
+    ReadFailure failure;
+    unsigned status;
+    std::string body;
+  };
+  const std::vector<Row> rows = {
+      {ReadFailure::kHeaderTooLarge, 431, "request header too large\n"},
+      {ReadFailure::kBodyTooLarge, 413, "request body too large: the limit is 1024 bytes\n"},
+      {ReadFailure::kMalformed, 400, "bad request: bad method\n"},
+  };
+  for (const Row& row : rows) {
+    const Response r = read_failure(row.failure, "bad method", kCap);
+    EXPECT_EQ(r.status, row.status) << row.body;
+    EXPECT_EQ(r.body, row.body);
+  }
+  // The head check and the read failure give a client over the cap the same words.
+  EXPECT_EQ(check_head(post("/validate", "application/json", kCap + 1), kCap)->body,
+            read_failure(ReadFailure::kBodyTooLarge, "", kCap).body);
+  EXPECT_EQ(internal_error_response().status, 500U);
+}
+
 TEST(Router, EmptyChunkedBodyIs400) {
   RequestHead h = post("/validate", "application/json", std::nullopt);
   h.chunked = true;
