@@ -48,6 +48,13 @@ Result<std::vector<CheckedObject>> check_manifests(std::string_view text,
     }
     policy::RayJob& rj = job.value();
     checked.name = rj.metadata.name.empty() ? rj.metadata.generate_name : rj.metadata.name;
+    if (checked.name.empty()) {
+      checked.remark = json::member(object.doc, "metadata") == nullptr
+                           ? "no metadata: judged under an empty name; the apiserver refuses a "
+                             "RayJob without metadata.name"
+                           : "no metadata.name or metadata.generateName: judged under an empty "
+                             "name; the apiserver refuses a RayJob without one";
+    }
     const std::string& own = rj.metadata.namespace_;
     if (!own.empty() && options.namespace_ && *options.namespace_ != own) {
       return invalid_argument(label + ": the namespace from the provided object \"" + own +
@@ -117,6 +124,10 @@ std::string encode_check_results(const std::vector<CheckedFile>& files) {
       put(w, o.name);
       w.Key("skipped");
       w.Bool(!o.is_rayjob);
+      if (!o.remark.empty()) {
+        w.Key("remark");
+        put(w, o.remark);
+      }
       if (o.is_rayjob) {
         w.Key("namespace");
         put(w, o.namespace_);

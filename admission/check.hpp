@@ -23,6 +23,9 @@ struct CheckedObject {
   bool is_rayjob = false;  // false: skipped, `verdict` is empty and allowed
   std::string name;        // metadata.name, else metadata.generateName
   std::string namespace_;  // the namespace it was evaluated in
+  // For a RayJob judged under an empty name (no metadata, or neither name nor generateName):
+  // what to tell the user, since the apiserver would refuse the object for that alone. Else "".
+  std::string remark;
   policy::Verdict verdict;
 };
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "admission/yaml_events.hpp"
-#include "policy/rules/reaper_annotations.hpp"
+#include "policy/reaper_annotations.hpp"
 
 namespace rjg::admission {
 namespace {

@@ -4,6 +4,8 @@
 #include <openssl/evp.h>
 #include <yaml-cpp/yaml.h>
 
+#include "admission/yaml_events.hpp"
+
 namespace rjg::admission {
 namespace {
 
@@ -126,6 +128,11 @@ Result<Kubeconfig> decode(const YAML::Node& root, const std::string& path) {
 }  // namespace
 
 Result<Kubeconfig> decode_kubeconfig(std::string_view yaml_text, const std::string& path) {
+  // libyaml screens the file first: yaml-cpp 0.7 can loop forever on some malformed streams, and
+  // the screen bounds the nesting (yaml_events.hpp kMaxFileDepth) in linear time.
+  if (auto screened = yaml::document_spans(yaml_text); !screened.ok()) {
+    return invalid_argument(path + ": not YAML: " + screened.error().message);
+  }
   // yaml-cpp reports malformed input by throwing; this is the boundary where that becomes data.
   try {
     return decode(YAML::Load(std::string(yaml_text)), path);

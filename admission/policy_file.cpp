@@ -580,4 +580,8 @@ Result<LoadedPolicy> load_policy_file(const std::string& path) {
   return policy;
 }
 
+Result<LoadedPolicy> load_policy_or_default(const std::string& path) {
+  return path.empty() ? decode_policy(default_policy_yaml()) : load_policy_file(path);
+}
+
 }  // namespace rjg::admission

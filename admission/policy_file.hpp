@@ -31,4 +31,8 @@ std::string_view default_policy_yaml();
 // Reads and decodes the file at `path`. kUnavailable when it cannot be read.
 Result<LoadedPolicy> load_policy_file(const std::string& path);
 
+// What every command does with its --policy flag: load_policy_file(path), or the built-in
+// default policy when `path` is empty (the flag was not given).
+Result<LoadedPolicy> load_policy_or_default(const std::string& path);
+
 }  // namespace rjg::admission

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "admission/json_reader.hpp"
-#include "policy/rules/reaper_annotations.hpp"
+#include "policy/reaper_annotations.hpp"
 
 namespace rjg::admission {
 namespace {

@@ -151,7 +151,7 @@ void Document::set_text(Index i, std::string_view text) {
   text_.append(text);
 }
 
-Result<Document> parse_first_document_with_libyaml(std::string_view text, const Limits& limits) {
+Result<Document> parse_first_document(std::string_view text, const Limits& limits) {
   using Index = Document::Index;
   Document doc;
   Parser parser(text);
@@ -256,253 +256,6 @@ Result<Document> parse_first_document_with_libyaml(std::string_view text, const 
   }
 }
 
-// Reads the plain block YAML runtimeEnvYAML is nearly always written in, building exactly the
-// Document libyaml's events build (same nodes in the same order, same kinds, texts, lines and
-// columns), or declines so that libyaml reads the text instead. It accepts only:
-// - printable ASCII and '\n' (no tab, CR, control or non-ASCII byte), and no line starting with
-//   "---", "..." or '%' (document markers, directives);
-// - a root block mapping at column 1; blank lines and comment lines anywhere;
-// - mapping entries `key: value` and `key:` followed by a more indented block, or by a sequence at
-//   the key's own indentation; keys are plain, start with a letter, digit, '_' or '$', hold only
-//   letters, digits and `_ - . / $`, and are at most 1000 characters;
-// - sequence entries `- value`;
-// - values on one line: plain scalars that start with a letter, digit or one of `_ . / ~ $ ( + =
-//   < ^ ;` and hold no ": " and do not end in ':' (a " #" starts a comment), or single- or
-//   double-quoted scalars without escapes or their own quote inside, followed by nothing or a
-//   comment.
-// Anything else (empty values, nested collections in sequences, multi-line scalars, flow
-// collections, anchors, tags, block scalars, escapes...) declines, as does a text that would
-// exceed the limits. Declining is never an error: libyaml decides.
-class SimpleBlockReader {
- public:
-  SimpleBlockReader(std::string_view text, const Limits& limits)
-      : text_(text),
-        max_nodes_(limits.max_nodes),
-        max_depth_(std::min<std::size_t>(limits.max_depth, 32)) {}
-
-  // Returns the Document, or nullopt to decline.
-  std::optional<Document> read() && {
-    if (!split_lines() || lines_.empty() || lines_[0].indent != 0) {
-      return std::nullopt;
-    }
-    if (!mapping(0, Document::kNone, 0) || pos_ != lines_.size()) {
-      return std::nullopt;
-    }
-    return std::move(doc_);
-  }
-
- private:
-  using Index = Document::Index;
-  struct Line {
-    std::uint32_t number = 0;  // 1-based
-    std::size_t indent = 0;
-    std::string_view content;  // after the indentation; never blank, never a comment
-  };
-
-  static bool is_alnum(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-  }
-  static bool starts_entry(std::string_view content) {
-    return content.size() >= 2 && content[0] == '-' && content[1] == ' ';
-  }
-
-  bool split_lines() {
-    std::uint32_t number = 0;
-    std::size_t begin = 0;
-    while (begin < text_.size()) {
-      std::size_t end = text_.find('\n', begin);
-      if (end == std::string_view::npos) {
-        end = text_.size();
-      }
-      ++number;
-      const std::string_view line = text_.substr(begin, end - begin);
-      begin = end + 1;
-      for (char c : line) {
-        if (c < 0x20 || c > 0x7e) {
-          return false;
-        }
-      }
-      if (line.substr(0, 3) == "---" || line.substr(0, 3) == "..." ||
-          (!line.empty() && line[0] == '%')) {
-        return false;
-      }
-      const std::size_t indent = line.find_first_not_of(' ');
-      if (indent == std::string_view::npos || line[indent] == '#') {
-        continue;  // blank or comment
-      }
-      lines_.push_back({number, indent, line.substr(indent)});
-    }
-    return true;
-  }
-
-  bool add(Document::Kind kind, std::uint32_t line, std::size_t column, Index parent, Index& out) {
-    if (doc_.nodes_.size() >= max_nodes_) {
-      return false;
-    }
-    out = doc_.append(kind, line, static_cast<std::uint32_t>(column), parent);
-    return true;
-  }
-
-  // Adds the scalar `value` begins with (`value` is the rest of the line from the scalar's first
-  // character, at 0-based `column` of line `line`) as the last child of `parent`.
-  bool scalar(std::string_view value, std::uint32_t line, std::size_t column, Index parent) {
-    std::string_view text;
-    std::string_view rest;
-    Document::Kind kind = Document::Kind::kScalar;
-    const char first = value[0];
-    if (first == '"' || first == '\'') {
-      const std::size_t close = value.find(first, 1);
-      if (close == std::string_view::npos) {
-        return false;
-      }
-      text = value.substr(1, close - 1);
-      if (first == '"' && text.find('\\') != std::string_view::npos) {
-        return false;
-      }
-      rest = value.substr(close + 1);
-      const std::size_t after = rest.find_first_not_of(' ');
-      if (after != std::string_view::npos && (after == 0 || rest[after] != '#')) {
-        return false;
-      }
-    } else {
-      if (!is_alnum(first) &&
-          std::string_view("_./~$(+=<^;").find(first) == std::string_view::npos) {
-        return false;
-      }
-      text = value;
-      if (const std::size_t comment = text.find(" #"); comment != std::string_view::npos) {
-        text = text.substr(0, comment);
-      }
-      text = text.substr(0, text.find_last_not_of(' ') + 1);
-      if (text.find(": ") != std::string_view::npos || text.back() == ':') {
-        return false;
-      }
-      if (text == "~" || text == "null" || text == "Null" || text == "NULL") {
-        kind = Document::Kind::kNull;
-      }
-    }
-    Index i = Document::kNone;
-    if (!add(kind, line, column + 1, parent, i)) {
-      return false;
-    }
-    doc_.set_text(i, text);
-    return true;
-  }
-
-  // The block mapping whose keys are at `indent`, starting at lines_[pos_].
-  bool mapping(std::size_t indent, Index parent, std::size_t depth) {
-    if (depth >= max_depth_) {
-      return false;
-    }
-    Index node = Document::kNone;
-    if (!add(Document::Kind::kMapping, lines_[pos_].number, indent + 1, parent, node)) {
-      return false;
-    }
-    while (pos_ < lines_.size() && lines_[pos_].indent == indent) {
-      const Line& line = lines_[pos_];
-      const std::string_view content = line.content;
-      std::size_t colon = 0;
-      while (colon < content.size() && !(content[colon] == ':' && (colon + 1 == content.size() ||
-                                                                   content[colon + 1] == ' '))) {
-        ++colon;
-      }
-      if (colon == content.size() || colon == 0 || colon > 1000) {
-        return false;
-      }
-      const std::string_view key = content.substr(0, colon);
-      if (!is_alnum(key[0]) && key[0] != '_' && key[0] != '$') {
-        return false;
-      }
-      for (char c : key) {
-        if (!is_alnum(c) && std::string_view("_-./$").find(c) == std::string_view::npos) {
-          return false;
-        }
-      }
-      if (!scalar(key, line.number, indent, node)) {
-        return false;
-      }
-      const std::size_t value_at = content.find_first_not_of(' ', colon + 1);
-      if (value_at != std::string_view::npos && content[value_at] != '#') {
-        if (!scalar(content.substr(value_at), line.number, indent + value_at, node)) {
-          return false;
-        }
-        ++pos_;
-        if (pos_ < lines_.size() && lines_[pos_].indent > indent) {
-          return false;  // a continuation line or a misplaced block
-        }
-        continue;
-      }
-      // `key:` (maybe with a comment): the value is the block that follows.
-      ++pos_;
-      if (pos_ == lines_.size()) {
-        return false;  // an empty (null) value
-      }
-      const Line& next = lines_[pos_];
-      const bool entry = starts_entry(next.content);
-      bool ok = false;
-      if (next.indent > indent) {
-        ok = entry ? sequence(next.indent, node, depth + 1, false)
-                   : mapping(next.indent, node, depth + 1);
-      } else if (next.indent == indent && entry) {
-        ok = sequence(indent, node, depth + 1, true);
-      }
-      if (!ok) {
-        return false;
-      }
-      if (pos_ < lines_.size() && lines_[pos_].indent > indent) {
-        return false;  // a dedent to no enclosing block's indentation
-      }
-    }
-    return true;
-  }
-
-  // The block sequence whose entries are at `indent`, starting at lines_[pos_]. `indentless`: it
-  // sits at its parent key's indentation, so a line there that is not an entry is the parent's.
-  bool sequence(std::size_t indent, Index parent, std::size_t depth, bool indentless) {
-    if (depth >= max_depth_) {
-      return false;
-    }
-    Index node = Document::kNone;
-    if (!add(Document::Kind::kSequence, lines_[pos_].number, indent + 1, parent, node)) {
-      return false;
-    }
-    while (pos_ < lines_.size() && lines_[pos_].indent == indent &&
-           starts_entry(lines_[pos_].content)) {
-      const Line& line = lines_[pos_];
-      const std::size_t value_at = line.content.find_first_not_of(' ', 2);
-      if (value_at == std::string_view::npos || line.content[value_at] == '#') {
-        return false;  // an empty entry, or a nested block
-      }
-      if (!scalar(line.content.substr(value_at), line.number, indent + value_at, node)) {
-        return false;
-      }
-      ++pos_;
-      if (pos_ < lines_.size() && lines_[pos_].indent > indent) {
-        return false;
-      }
-    }
-    return indentless || pos_ == lines_.size() || lines_[pos_].indent < indent;
-  }
-
-  std::string_view text_;
-  std::size_t max_nodes_;
-  std::size_t max_depth_;
-  std::vector<Line> lines_;
-  std::size_t pos_ = 0;
-  Document doc_;
-};
-
-Result<Document> parse_first_document(std::string_view text, const Limits& limits) {
-  if (std::optional<Document> doc = SimpleBlockReader(text, limits).read()) {
-    return std::move(*doc);
-  }
-  return parse_first_document_with_libyaml(text, limits);
-}
-
-bool takes_short_path(std::string_view text, const Limits& limits) {
-  return SimpleBlockReader(text, limits).read().has_value();
-}
-
 namespace {
 
 void render(const Document& doc, Document::Index i, std::string& out) {
@@ -551,18 +304,27 @@ Status check_stream(std::string_view text, std::size_t max_events) {
   return invalid_argument("more than " + std::to_string(max_events) + " YAML events");
 }
 
-Result<std::vector<DocumentSpan>> document_spans(std::string_view text, std::size_t max_events) {
+Result<std::vector<DocumentSpan>> document_spans(std::string_view text, std::size_t max_events,
+                                                 std::size_t max_depth) {
   Parser parser(text);
   if (!parser.initialized()) {
     return internal_error("libyaml: parser initialization failed");
   }
   std::vector<DocumentSpan> spans;
   Event event;
+  std::size_t depth = 0;
   for (std::size_t n = 0; n < max_events; ++n) {
     if (!event.next(parser)) {
       return invalid_argument(parser.error());
     }
-    if (event->type == YAML_DOCUMENT_START_EVENT) {
+    if (event->type == YAML_SEQUENCE_START_EVENT || event->type == YAML_MAPPING_START_EVENT) {
+      if (++depth > max_depth) {
+        return invalid_argument(at(event->start_mark) + ": nesting deeper than " +
+                                std::to_string(max_depth) + " levels (the limit)");
+      }
+    } else if (event->type == YAML_SEQUENCE_END_EVENT || event->type == YAML_MAPPING_END_EVENT) {
+      --depth;
+    } else if (event->type == YAML_DOCUMENT_START_EVENT) {
       DocumentSpan span;
       span.begin = std::min(event->start_mark.index, text.size());
       // Back to the start of the line, so that the document keeps its columns.

@@ -49,8 +49,7 @@ class Document {
   bool empty() const { return nodes_.empty(); }
 
  private:
-  friend Result<Document> parse_first_document_with_libyaml(std::string_view, const Limits&);
-  friend class SimpleBlockReader;  // yaml_events.cpp
+  friend Result<Document> parse_first_document(std::string_view, const Limits&);
   struct Node {
     Kind kind = Kind::kNull;
     Index alias_of = kNone;  // for an alias: the anchored node it stands for
@@ -77,19 +76,10 @@ class Document {
 // go-yaml's Unmarshal do). Returns kInvalidArgument "line L, column C: <libyaml problem>" for a
 // syntax error ("byte offset N: ..." for invalid UTF-8 or control characters), an alias to an
 // unknown (or still open) anchor, or a budget overrun. An empty stream gives an empty() Document.
-// The plain block YAML runtimeEnvYAML is nearly always written in (printable ASCII; block
-// mappings of plain keys; scalars on one line; sequences of scalars; see SimpleBlockReader) is
-// read by a short path without libyaml, which builds the identical Document; everything else, and
-// every error, goes to libyaml.
+// Every text goes through libyaml: the hand-written short path for plain block YAML that was here
+// saved about 1.7 us of a review that sits behind a multi-millisecond apiserver hop, and was
+// removed (docs/performance.md).
 Result<Document> parse_first_document(std::string_view text, const Limits& limits = {});
-
-// parse_first_document without the short path: always libyaml. For the tests and the fuzz
-// target that check both build the same Document; call parse_first_document.
-Result<Document> parse_first_document_with_libyaml(std::string_view text,
-                                                   const Limits& limits = {});
-// Returns true when parse_first_document reads `text` on its short path, without libyaml. For the
-// tests that pin down which texts take it.
-bool takes_short_path(std::string_view text, const Limits& limits = {});
 
 // Returns a one-line rendering of every node of `doc` (kind, line:column, scalar text, children),
 // so that two Documents can be compared. For tests and the fuzz target.
@@ -107,9 +97,16 @@ struct DocumentSpan {
   std::size_t line = 0;
 };
 
+// How deep a manifest, policy file or kubeconfig may nest (mappings and sequences), as
+// runtimeEnvYAML on the request path: a real RayJob nests about 15 levels.
+inline constexpr std::size_t kMaxFileDepth = 64;
+
 // Checks the whole stream as check_stream does, and returns the span of every document, so that
-// a caller can hand each document alone to a parser that must not see the others.
+// a caller can hand each document alone to a parser that must not see the others. Nesting deeper
+// than `max_depth` is kInvalidArgument "line L, column C: nesting deeper than N levels (the
+// limit)", found in time linear in the input, before any parser builds a tree.
 Result<std::vector<DocumentSpan>> document_spans(std::string_view text,
-                                                 std::size_t max_events = 10'000'000);
+                                                 std::size_t max_events = 10'000'000,
+                                                 std::size_t max_depth = kMaxFileDepth);
 
 }  // namespace rjg::admission::yaml

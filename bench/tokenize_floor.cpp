@@ -1,5 +1,5 @@
-// Compiled with RAPIDJSON_SSE2, like admission/json_reader.cpp (bench/CMakeLists.txt), so that the
-// floor uses the same string scans as the real parser.
+// Built with the same RapidJSON settings as admission/json_reader.cpp (no RAPIDJSON_SSE2, see
+// admission/CMakeLists.txt), so that the floor uses the same string scans as the real parser.
 #include "bench/tokenize_floor.hpp"
 
 #include <rapidjson/reader.h>

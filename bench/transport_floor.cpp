@@ -52,9 +52,7 @@ int main(int argc, char** argv) {
   if (!text.ok()) {
     return fail(text.error().message);
   }
-  auto policy = config.value().policy_file.empty()
-                    ? rjg::admission::decode_policy(rjg::admission::default_policy_yaml())
-                    : rjg::admission::load_policy_file(config.value().policy_file);
+  auto policy = rjg::admission::load_policy_or_default(config.value().policy_file);
   if (!policy.ok()) {
     return fail(policy.error().message);
   }

@@ -1,7 +1,6 @@
 // rayjob-guard check: RayJob manifests (YAML/JSON) judged exactly as the webhook would judge them
 // after `kubectl create`, with the same messages. For tenants before they submit, and for CI.
 #include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,19 +9,24 @@
 #include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
+#include "common/flags.hpp"
 
 namespace rjg::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "usage: rayjob-guard check [--policy FILE] [--namespace NS] [--output text|json] FILE...\n"
+    "usage: rayjob-guard check [--policy FILE] [--namespace NS] [--output text|json]\n"
+    "                          [--allow-empty] FILE...\n"
     "Checks every RayJob in the YAML/JSON manifests FILE... (- for stdin) as a CREATE, with the\n"
     "CRD defaults of the policy's KubeRay version applied, exactly as the webhook would.\n"
     "Other kinds are skipped with a note.\n"
     "  --policy FILE       policy YAML (default: the built-in policy)\n"
     "  -n, --namespace NS  namespace for objects without metadata.namespace (default: default)\n"
     "  -o, --output FMT    text (default) or json (an array of per-object results)\n"
-    "Exit status: 0 all allowed, 1 any denied, 2 bad input (unreadable file, YAML error).\n";
+    "  --allow-empty       accept a file with no object (empty, or only comments)\n"
+    "Flags take their value as --flag VALUE or --flag=VALUE.\n"
+    "Exit status: 0 all allowed, 1 any denied, 2 bad input (unreadable file, YAML error,\n"
+    "a file with no object unless --allow-empty).\n";
 
 void print_text(const admission::CheckedFile& r) {
   for (const admission::CheckedObject& o : r.objects) {
@@ -32,6 +36,9 @@ void print_text(const admission::CheckedFile& r) {
                   o.kind.empty() ? "(no kind)" : o.kind.c_str(),
                   o.name.empty() ? "" : ("/" + o.name).c_str());
       continue;
+    }
+    if (!o.remark.empty()) {
+      std::printf("note: %s document %zu: %s\n", r.file.c_str(), o.document, o.remark.c_str());
     }
     for (const policy::Finding& f : o.verdict.warnings) {
       std::printf("Warning: %s\n", admission::format_finding(f).c_str());
@@ -56,68 +63,38 @@ void print_json(const std::vector<admission::CheckedFile>& results) {
 }  // namespace
 
 int run_check(const Args& args) {
-  std::optional<std::string> policy_path;
+  std::string policy_path;
   admission::CheckOptions options;
   std::string output = "text";
-  std::vector<std::string> files;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-    auto value = [&](const char* name) -> std::optional<std::string> {
-      if (i + 1 >= args.size()) {
-        std::fprintf(stderr, "rayjob-guard check: %s needs a value\n", name);
-        return std::nullopt;
-      }
-      return args[++i];
-    };
-    if (a == "--policy") {
-      policy_path = value("--policy");
-      if (!policy_path) {
-        return 2;
-      }
-    } else if (a == "--namespace" || a == "-n") {
-      options.namespace_ = value("--namespace");
-      if (!options.namespace_) {
-        return 2;
-      }
-    } else if (a.rfind("--namespace=", 0) == 0) {
-      options.namespace_ = a.substr(12);
-    } else if (a == "--output" || a == "-o") {
-      std::optional<std::string> v = value("--output");
-      if (!v) {
-        return 2;
-      }
-      output = *v;
-    } else if (a.rfind("--output=", 0) == 0) {
-      output = a.substr(9);
-    } else if (a.rfind("--policy=", 0) == 0) {
-      policy_path = a.substr(9);
-    } else if (a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "rayjob-guard check: unknown option '%s' (see --help)\n", a.c_str());
-      return 2;
-    } else {
-      files.push_back(a);
-    }
+  bool allow_empty = false;
+  std::string namespace_;
+  Result<flags::Parsed> parsed =
+      flags::parse(args, {{"--policy", "", true, flags::text(policy_path)},
+                          {"--namespace", "-n", true, flags::text(namespace_)},
+                          {"--output", "-o", true,
+                           [&output](const std::string& v) -> Status {
+                             if (v != "text" && v != "json") {
+                               return invalid_argument("must be text or json, got '" + v + "'");
+                             }
+                             output = v;
+                             return {};
+                           }},
+                          {"--allow-empty", "", false, flags::on(allow_empty)}});
+  if (!parsed.ok()) {
+    return usage_error("check", parsed.error().message);
   }
-  if (output != "text" && output != "json") {
-    std::fprintf(stderr, "rayjob-guard check: --output must be text or json, got '%s'\n",
-                 output.c_str());
-    return 2;
+  if (parsed.value().help) {
+    std::fputs(kHelp, stdout);
+    return 0;
   }
-  if (options.namespace_ && options.namespace_->empty()) {
-    std::fputs("rayjob-guard check: --namespace must not be empty\n", stderr);
-    return 2;
+  if (!namespace_.empty()) {
+    options.namespace_ = namespace_;
   }
+  const std::vector<std::string>& files = parsed.value().positional;
   if (files.empty()) {
-    std::fputs("rayjob-guard check: no FILE given (see --help)\n", stderr);
-    return 2;
+    return usage_error("check", "no FILE given");
   }
-  Result<admission::LoadedPolicy> policy =
-      policy_path ? admission::load_policy_file(*policy_path)
-                  : admission::decode_policy(admission::default_policy_yaml());
+  Result<admission::LoadedPolicy> policy = admission::load_policy_or_default(policy_path);
   if (!policy.ok()) {
     std::fprintf(stderr, "rayjob-guard check: %s\n", policy.error().message.c_str());
     return 2;
@@ -137,6 +114,15 @@ int run_check(const Args& args) {
     if (!checked.ok()) {
       std::fprintf(stderr, "rayjob-guard check: %s: %s\n", file.c_str(),
                    checked.error().message.c_str());
+      bad_input = true;
+      continue;
+    }
+    if (checked.value().empty() && !allow_empty) {
+      // A tenant's CI must not pass on a file that holds nothing to check.
+      std::fprintf(stderr,
+                   "rayjob-guard check: %s: no objects (the file is empty or only comments); "
+                   "--allow-empty accepts that\n",
+                   file.c_str());
       bad_input = true;
       continue;
     }

@@ -10,6 +10,10 @@ namespace rjg::cli {
 
 using Args = std::vector<std::string>;
 
+// Prints "rayjob-guard COMMAND: MESSAGE (see --help)" on stderr and returns 2, the exit status of
+// every usage error (input.cpp).
+int usage_error(const char* command, const std::string& message);
+
 // rayjob-guard review [--policy FILE] [FILE|-]   (review_command.cpp)
 // Exit 0 when a response was produced, 2 on undecodable input or a bad policy.
 int run_review(const Args& args);

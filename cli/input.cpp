@@ -1,9 +1,11 @@
-// read_input (see input.hpp).
+// read_input (see input.hpp) and usage_error (see commands.hpp).
 #include "cli/input.hpp"
 
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
+#include "cli/commands.hpp"
 #include "common/file.hpp"
 
 namespace rjg::cli {
@@ -15,6 +17,11 @@ Result<std::string> read_input(const std::string& path) {
   std::ostringstream text;
   text << std::cin.rdbuf();
   return std::move(text).str();
+}
+
+int usage_error(const char* command, const std::string& message) {
+  std::fprintf(stderr, "rayjob-guard %s: %s (see --help)\n", command, message.c_str());
+  return 2;
 }
 
 }  // namespace rjg::cli

@@ -3,11 +3,10 @@
 // policy file, the API endpoint, the API client and the reap pass; owns only argument parsing,
 // logging setup and the --interval loop.
 #include <signal.h>
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <random>
@@ -16,6 +15,8 @@
 
 #include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
+#include "common/flags.hpp"
+#include "logging/log.hpp"
 #include "reaper/api_endpoint.hpp"
 #include "reaper/https_client.hpp"
 #include "reaper/kube_api.hpp"
@@ -54,82 +55,54 @@ struct ReapArgs {
   std::string log_level = "info";
 };
 
-int usage_error(const std::string& message) {
+int config_error(const std::string& message) {
   std::fprintf(stderr, "rayjob-guard reap: %s\n", message.c_str());
   return 2;
 }
 
-// Parses a positive whole number within [1, max]; nullopt otherwise.
-std::optional<long> positive(const std::string& text, long max) {
-  if (text.empty() || text.size() > 9 ||
-      text.find_first_not_of("0123456789") != std::string::npos) {
-    return std::nullopt;
-  }
-  const long v = std::stol(text);
-  if (v < 1 || v > max) {
-    return std::nullopt;
-  }
-  return v;
+// A setter for a whole number within [1, max].
+std::function<Status(const std::string&)> positive(long& into, long max) {
+  return [&into, max](const std::string& text) -> Status {
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos || std::stol(text) < 1 ||
+        std::stol(text) > max) {
+      return invalid_argument("must be a whole number in 1-" + std::to_string(max) + ", got '" +
+                              text + "'");
+    }
+    into = std::stol(text);
+    return {};
+  };
 }
 
 // Returns an error message, or "" when the arguments are consistent.
 std::string parse(const Args& args, ReapArgs& out, bool& help) {
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    const auto value = [&](std::string& into) -> bool {
-      if (i + 1 >= args.size()) {
-        return false;
-      }
-      into = args[++i];
-      return true;
-    };
-    std::string v;
-    if (a == "--help" || a == "-h") {
-      help = true;
-      return "";
-    } else if (a == "--dry-run") {
-      out.dry_run = true;
-    } else if (a == "--once") {
-      out.once = true;
-    } else if (a == "--all-namespaces" || a == "-A") {
-      out.all_namespaces = true;
-    } else if (a == "--policy" || a == "--namespace" || a == "-n" || a == "--kubeconfig" ||
-               a == "--server" || a == "--token-file" || a == "--ca" || a == "--interval" ||
-               a == "--page-size" || a == "--timeout" || a == "--log-level") {
-      if (!value(v) || v.empty()) {
-        return a + " needs a value";
-      }
-      if (a == "--policy") {
-        out.policy_file = v;
-      } else if (a == "--namespace" || a == "-n") {
-        out.namespace_ = v;
-      } else if (a == "--kubeconfig") {
-        out.kubeconfig = v;
-      } else if (a == "--server") {
-        out.server = v;
-      } else if (a == "--token-file") {
-        out.token_file = v;
-      } else if (a == "--ca") {
-        out.ca_file = v;
-      } else if (a == "--log-level") {
-        out.log_level = v;
-      } else {
-        const long max = a == "--page-size" ? 5000 : 86400;
-        const std::optional<long> n = positive(v, max);
-        if (!n) {
-          return a + " must be a whole number in 1-" + std::to_string(max) + ", got '" + v + "'";
-        }
-        if (a == "--interval") {
-          out.interval_seconds = n;
-        } else if (a == "--page-size") {
-          out.page_size = *n;
-        } else {
-          out.timeout_seconds = *n;
-        }
-      }
-    } else {
-      return "unknown argument '" + a + "'";
-    }
+  long interval = 0;
+  Result<flags::Parsed> parsed =
+      flags::parse(args, {{"--policy", "", true, flags::text(out.policy_file)},
+                          {"--namespace", "-n", true, flags::text(out.namespace_)},
+                          {"--all-namespaces", "-A", false, flags::on(out.all_namespaces)},
+                          {"--dry-run", "", false, flags::on(out.dry_run)},
+                          {"--once", "", false, flags::on(out.once)},
+                          {"--interval", "", true, positive(interval, 86400)},
+                          {"--kubeconfig", "", true, flags::text(out.kubeconfig)},
+                          {"--server", "", true, flags::text(out.server)},
+                          {"--token-file", "", true, flags::text(out.token_file)},
+                          {"--ca", "", true, flags::text(out.ca_file)},
+                          {"--page-size", "", true, positive(out.page_size, 5000)},
+                          {"--timeout", "", true, positive(out.timeout_seconds, 86400)},
+                          {"--log-level", "", true, flags::text(out.log_level)}});
+  if (!parsed.ok()) {
+    return parsed.error().message;
+  }
+  help = parsed.value().help;
+  if (help) {
+    return "";
+  }
+  if (!parsed.value().positional.empty()) {
+    return "unexpected argument '" + parsed.value().positional.front() + "'";
+  }
+  if (interval > 0) {
+    out.interval_seconds = interval;
   }
   if (out.all_namespaces == !out.namespace_.empty()) {
     return "choose exactly one of --namespace NS and --all-namespaces";
@@ -144,7 +117,8 @@ std::string parse(const Args& args, ReapArgs& out, bool& help) {
   if (flags && (out.server.empty() || out.token_file.empty() || out.ca_file.empty())) {
     return "--server, --token-file and --ca go together";
   }
-  if (spdlog::level::from_str(out.log_level) == spdlog::level::off && out.log_level != "off") {
+  if (out.log_level != "trace" && out.log_level != "debug" && out.log_level != "info" &&
+      out.log_level != "warn" && out.log_level != "error" && out.log_level != "off") {
     return "--log-level must be trace, debug, info, warn, error or off";
   }
   return "";
@@ -169,7 +143,8 @@ bool wait_for_stop(long seconds, const sigset_t& set) {
     timespec ts{static_cast<time_t>(secs.count()), static_cast<long>(nanos.count())};
     const int sig = sigtimedwait(&set, nullptr, &ts);
     if (sig == SIGTERM || sig == SIGINT) {
-      spdlog::info("reap stopping signal={}", sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      logging::log_event(logging::Level::kInfo, "reap stopping",
+                         {{"signal", std::string(sig == SIGTERM ? "SIGTERM" : "SIGINT")}});
       return true;
     }
     // EAGAIN: the time is up (re-checked above); EINTR: another signal, keep waiting.
@@ -190,24 +165,20 @@ int run_reap(const Args& args) {
     return 0;
   }
 
-  // One structured line per event on stderr, UTC timestamps.
-  auto logger = spdlog::stderr_logger_mt("reap");
-  spdlog::set_default_logger(logger);
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%eZ %l %v", spdlog::pattern_time_type::utc);
-  spdlog::set_level(spdlog::level::from_str(a.log_level));
+  // One structured line per event on stderr (logfmt text, every value escaped), UTC timestamps:
+  // the server's logger (logging/log.hpp).
+  logging::init_logging(logging::LogFormat::kText, a.log_level);
 
   Result<admission::LoadedPolicy> policy =
-      a.policy_file.empty() ? admission::decode_policy(admission::default_policy_yaml())
-                            : admission::load_policy_file(a.policy_file);
+      admission::load_policy_or_default(a.policy_file);
   if (!policy) {
-    return usage_error("policy: " + policy.error().message);
+    return config_error("policy: " + policy.error().message);
   }
   const policy::LifecycleConfig& lifecycle = policy.value().config.lifecycle;
   if (lifecycle.mode != policy::LifecycleMode::kReaper) {
-    spdlog::warn(
-        "reap policy lifecycle.mode is not \"reaper\"; reaping anyway with its bounds "
-        "policy_hash={}",
-        policy.value().hash);
+    logging::log_event(logging::Level::kWarn,
+                       "reap policy lifecycle.mode is not reaper; reaping anyway with its bounds",
+                       {{"policy_hash", policy.value().hash}});
   }
 
   Result<reaper::ApiEndpoint> endpoint =
@@ -215,15 +186,17 @@ int run_reap(const Args& args) {
       : !a.server.empty()   ? reaper::flags_endpoint(a.server, a.token_file, a.ca_file)
                             : reaper::in_cluster_endpoint(kServiceAccountDir);
   if (!endpoint) {
-    return usage_error(endpoint.error().message);
+    return config_error(endpoint.error().message);
   }
   if (endpoint.value().insecure_skip_tls_verify) {
-    spdlog::warn("reap tls=insecure-skip-tls-verify server={}", endpoint.value().describe());
+    logging::log_event(logging::Level::kWarn, "reap",
+                       {{"tls", std::string("insecure-skip-tls-verify")},
+                        {"server", endpoint.value().describe()}});
   }
   Result<std::unique_ptr<reaper::HttpsClient>> client =
       reaper::HttpsClient::create(endpoint.value(), std::chrono::seconds(a.timeout_seconds));
   if (!client) {
-    return usage_error(client.error().message);
+    return config_error(client.error().message);
   }
   reaper::KubeApi api(
       *client.value(), reaper::Backoff{},
@@ -234,12 +207,16 @@ int run_reap(const Args& args) {
   options.dry_run = a.dry_run;
   options.page_size = static_cast<int>(a.page_size);
   options.lifecycle = lifecycle;
-  spdlog::info(
-      "reap start server={} namespace={} dry_run={} mode={} maxSucceededTTLSeconds={} "
-      "minFailedTTLSeconds={} maxFailedTTLSeconds={} policy_hash={}",
-      endpoint.value().describe(), a.all_namespaces ? "*" : a.namespace_, a.dry_run,
-      a.interval_seconds ? "interval" : "once", lifecycle.max_succeeded_ttl_seconds,
-      lifecycle.min_failed_ttl_seconds, lifecycle.max_failed_ttl_seconds, policy.value().hash);
+  logging::log_event(
+      logging::Level::kInfo, "reap start",
+      {{"server", endpoint.value().describe()},
+       {"namespace", a.all_namespaces ? std::string("*") : a.namespace_},
+       {"dry_run", a.dry_run},
+       {"mode", std::string(a.interval_seconds ? "interval" : "once")},
+       {"maxSucceededTTLSeconds", static_cast<long long>(lifecycle.max_succeeded_ttl_seconds)},
+       {"minFailedTTLSeconds", static_cast<long long>(lifecycle.min_failed_ttl_seconds)},
+       {"maxFailedTTLSeconds", static_cast<long long>(lifecycle.max_failed_ttl_seconds)},
+       {"policy_hash", policy.value().hash}});
 
   if (!a.interval_seconds) {
     const reaper::ReapStats stats = reaper::run_reap_pass(api, options, wall_clock_seconds);

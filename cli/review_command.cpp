@@ -2,13 +2,14 @@
 // on stdout. For debugging a denial offline and for golden tests.
 #include <cstdio>
 #include <iterator>
-#include <optional>
 #include <string>
+#include <vector>
 
 #include "admission/policy_file.hpp"
 #include "admission/review.hpp"
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
+#include "common/flags.hpp"
 
 namespace rjg::cli {
 namespace {
@@ -25,44 +26,25 @@ constexpr const char* kHelp =
 }  // namespace
 
 int run_review(const Args& args) {
-  std::optional<std::string> policy_path;
-  std::optional<std::string> input;
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--help" || a == "-h") {
-      std::fputs(kHelp, stdout);
-      return 0;
-    }
-    if (a == "--policy" || a.rfind("--policy=", 0) == 0) {
-      if (a == "--policy") {
-        if (i + 1 >= args.size()) {
-          std::fputs("rayjob-guard review: --policy needs a FILE\n", stderr);
-          return 2;
-        }
-        policy_path = args[++i];
-      } else {
-        policy_path = a.substr(9);
-      }
-      continue;
-    }
-    if (a.size() > 1 && a[0] == '-') {
-      std::fprintf(stderr, "rayjob-guard review: unknown option '%s' (see --help)\n", a.c_str());
-      return 2;
-    }
-    if (input) {
-      std::fputs("rayjob-guard review: only one input FILE is accepted\n", stderr);
-      return 2;
-    }
-    input = a;
+  std::string policy_path;
+  Result<flags::Parsed> parsed = flags::parse(args, {{"--policy", "", true, flags::text(policy_path)}});
+  if (!parsed.ok()) {
+    return usage_error("review", parsed.error().message);
   }
-  Result<admission::LoadedPolicy> policy =
-      policy_path ? admission::load_policy_file(*policy_path)
-                  : admission::decode_policy(admission::default_policy_yaml());
+  if (parsed.value().help) {
+    std::fputs(kHelp, stdout);
+    return 0;
+  }
+  const std::vector<std::string>& inputs = parsed.value().positional;
+  if (inputs.size() > 1) {
+    return usage_error("review", "only one input FILE is accepted");
+  }
+  Result<admission::LoadedPolicy> policy = admission::load_policy_or_default(policy_path);
   if (!policy.ok()) {
     std::fprintf(stderr, "rayjob-guard review: %s\n", policy.error().message.c_str());
     return 2;
   }
-  const std::string path = input.value_or("-");
+  const std::string path = inputs.empty() ? "-" : inputs.front();
   Result<std::string> body = read_input(path);
   if (!body.ok()) {
     std::fprintf(stderr, "rayjob-guard review: %s\n", body.error().message.c_str());

@@ -2,7 +2,10 @@
 // and the RayJob image walk.
 #include "policy/image_ref.hpp"
 
+#include <fnmatch.h>
+
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "policy/field_paths.hpp"
@@ -129,111 +132,15 @@ Status check_digest(std::string_view digest) {
   return Status();
 }
 
-// One glob element at pattern position `p` tested against character `c`. Sets `next` to the
-// position after the element. REQUIRES: pattern[p] is not '*'.
-bool element_matches(std::string_view pattern, std::size_t p, char c, std::size_t& next) {
-  const char pc = pattern[p];
-  if (pc == '?') {
-    next = p + 1;
-    return c != '/';
+// Copies `s` into `buf` (kMaxGlobLength + 1 bytes) with a terminating NUL, as fnmatch needs.
+// Returns false when `s` holds a NUL (which fnmatch would read as the end).
+bool terminated_copy(std::string_view s, char* buf) {
+  if (s.find('\0') != std::string_view::npos) {
+    return false;
   }
-  if (pc == '\\' && p + 1 < pattern.size()) {
-    next = p + 2;
-    return c == pattern[p + 1];
-  }
-  if (pc == '[') {
-    std::size_t i = p + 1;
-    bool negate = false;
-    if (i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^')) {
-      negate = true;
-      ++i;
-    }
-    const std::size_t first = i;
-    std::size_t close = std::string_view::npos;
-    for (std::size_t j = first; j < pattern.size(); ++j) {
-      if (pattern[j] == ']' && j > first) {
-        close = j;
-        break;
-      }
-    }
-    if (close == std::string_view::npos) {
-      next = p + 1;
-      return c == '[';
-    }
-    bool in = false;
-    for (std::size_t j = first; j < close; ++j) {
-      if (j + 2 < close && pattern[j + 1] == '-') {
-        in = in || (c >= pattern[j] && c <= pattern[j + 2]);
-        j += 2;
-      } else {
-        in = in || c == pattern[j];
-      }
-    }
-    next = close + 1;
-    return c != '/' && in != negate;
-  }
-  next = p + 1;
-  return c == pc;
-}
-
-// Returns the end of the glob element starting at pattern[p], parsed as element_matches does.
-std::size_t element_end(std::string_view pattern, std::size_t p) {
-  const char pc = pattern[p];
-  if (pc == '\\' && p + 1 < pattern.size()) {
-    return p + 2;
-  }
-  if (pc == '[') {
-    std::size_t i = p + 1;
-    if (i < pattern.size() && (pattern[i] == '!' || pattern[i] == '^')) {
-      ++i;
-    }
-    for (std::size_t j = i + 1; j < pattern.size(); ++j) {
-      if (pattern[j] == ']') {
-        return j + 1;
-      }
-    }
-  }
-  return p + 1;
-}
-
-// True when the element at pattern[p] matches exactly '/': a literal or escaped slash. No other
-// element matches '/', so these are the only places a text '/' can be matched.
-bool is_slash_element(std::string_view pattern, std::size_t p) {
-  return pattern[p] == '/' ||
-         (pattern[p] == '\\' && p + 1 < pattern.size() && pattern[p + 1] == '/');
-}
-
-// Matches pattern[pb, pe) against text[tb, te), which holds no '/': the classic iterative glob
-// with one backtrack point (the last `*`), exact when no element can match across segments.
-bool match_segment(std::string_view pattern, std::size_t pb, std::size_t pe, std::string_view text,
-                   std::size_t tb, std::size_t te) {
-  constexpr std::size_t kNoStar = static_cast<std::size_t>(-1);
-  std::size_t p = pb;
-  std::size_t t = tb;
-  std::size_t star_p = kNoStar;
-  std::size_t star_t = 0;
-  while (t < te) {
-    if (p < pe && pattern[p] == '*') {
-      star_p = ++p;
-      star_t = t;
-      continue;
-    }
-    std::size_t next = 0;
-    if (p < pe && element_matches(pattern, p, text[t], next)) {
-      p = next;
-      ++t;
-      continue;
-    }
-    if (star_p == kNoStar) {
-      return false;
-    }
-    p = star_p;
-    t = ++star_t;
-  }
-  while (p < pe && pattern[p] == '*') {
-    ++p;
-  }
-  return p == pe;
+  std::memcpy(buf, s.data(), s.size());
+  buf[s.size()] = '\0';
+  return true;
 }
 
 void add_template(const PodTemplate& t, ImageUse::Where where, std::size_t group,
@@ -328,30 +235,13 @@ bool glob_match(std::string_view pattern, std::string_view text) {
   if (pattern.size() > kMaxGlobLength || text.size() > kMaxGlobLength) {
     return false;
   }
-  // A text '/' can only be matched by a slash element, in order, so pattern and text are cut
-  // into segments there and matched segment by segment; no allocation.
-  std::size_t p = 0;
-  std::size_t t = 0;
-  while (true) {
-    std::size_t pe = p;
-    while (pe < pattern.size() && !is_slash_element(pattern, pe)) {
-      pe = element_end(pattern, pe);
-    }
-    std::size_t te = text.find('/', t);
-    if (te == std::string_view::npos) {
-      te = text.size();
-    }
-    if (!match_segment(pattern, p, pe, text, t, te)) {
-      return false;
-    }
-    const bool pattern_done = pe == pattern.size();
-    const bool text_done = te == text.size();
-    if (pattern_done || text_done) {
-      return pattern_done && text_done;
-    }
-    p = pe + (pattern[pe] == '\\' ? 2 : 1);
-    t = te + 1;
-  }
+  // libc's fnmatch with FNM_PATHNAME is the documented semantics: `*`, `?` and classes never
+  // match '/', `[!...]`/`[^...]` negate, `\` escapes, an unclosed `[` is literal. Stack copies
+  // because it reads NUL-terminated strings; nothing is allocated.
+  char p[kMaxGlobLength + 1];
+  char t[kMaxGlobLength + 1];
+  return terminated_copy(pattern, p) && terminated_copy(text, t) &&
+         fnmatch(p, t, FNM_PATHNAME) == 0;
 }
 
 ImageSpellings::ImageSpellings(std::string_view image) : image_(image) {

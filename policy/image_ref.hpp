@@ -41,6 +41,8 @@ Result<ImageRef> parse_image_ref(std::string_view text);
 // match one character of (not of) the class; `\` escapes the next character. A malformed class
 // (no closing `]`) matches its `[` literally. A pattern or text longer than 4096 characters never
 // matches (no image reference is that long; parse_image_ref refuses them).
+// This is libc's fnmatch(pattern, text, FNM_PATHNAME) (image_ref.cpp); the table test
+// (test/policy/image_ref_test.cpp) pins the semantics above.
 bool glob_match(std::string_view pattern, std::string_view text);
 
 // Returns true when `pattern` matches `image` as written, or one of its Docker Hub spellings:

@@ -10,7 +10,7 @@
 
 #include "common/flat_map.hpp"
 #include "policy/policy_config.hpp"
-#include "policy/rules/reaper_annotations.hpp"  // kTtlAfterSuccessKey, kTtlAfterFailureKey
+#include "policy/reaper_annotations.hpp"  // kTtlAfterSuccessKey, kTtlAfterFailureKey
 
 namespace rjg::policy {
 

@@ -1,10 +1,10 @@
 // KubeApi: request builders, status classification, retries.
 #include "reaper/kube_api.hpp"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <cstdio>
+
+#include "logging/log.hpp"
 
 namespace rjg::reaper {
 namespace {
@@ -154,9 +154,13 @@ CallResult KubeApi::call(const HttpRequest& request) {
       std::uniform_int_distribution<std::int64_t> jitter(0, backoff_.ceiling(attempt).count());
       wait = std::chrono::milliseconds(jitter(rng_));
     }
-    spdlog::warn("api retry method={} target={} attempt={} status={} error=\"{}\" wait_ms={}",
-                 request.method, request.target, attempt + 1, r.status,
-                 r.status == 0 ? r.error : snippet(r.body), wait.count());
+    logging::log_event(logging::Level::kWarn, "api retry",
+                       {{"method", request.method},
+                        {"target", request.target},
+                        {"attempt", static_cast<long long>(attempt + 1)},
+                        {"status", static_cast<long long>(r.status)},
+                        {"error", r.status == 0 ? r.error : snippet(r.body)},
+                        {"wait_ms", static_cast<long long>(wait.count())}});
     sleeper_(wait);
   }
   return r;

@@ -1,33 +1,27 @@
 // One sweep: list -> decide -> delete -> log.
 #include "reaper/reap_pass.hpp"
 
-#include <spdlog/spdlog.h>
+#include <vector>
 
+#include "logging/log.hpp"
 #include "policy/reap_decision.hpp"
 
 namespace rjg::reaper {
 namespace {
 
-// Quotes a value for a key=value log line: the message of a failed RayJob can hold anything.
-std::string q(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(c);
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else {
-      out.push_back(c);
-    }
-  }
-  out.push_back('"');
-  return out;
-}
-
 std::string opt(const std::optional<std::string>& s) { return s.value_or(""); }
+
+using logging::Field;
+using logging::Level;
+using logging::log_event;
+
+std::string seconds(std::int64_t s) { return std::to_string(s) + "s"; }
+
+// The fields every line about one RayJob starts with.
+std::vector<Field> about(std::string action, const policy::ReapCandidate& c) {
+  return {{"action", std::move(action)}, {"namespace", c.namespace_}, {"name", c.name},
+          {"uid", c.uid}};
+}
 
 void handle(KubeApi& api, const ReapOptions& options, const policy::ReapCandidate& c,
             std::int64_t now, ReapStats& stats) {
@@ -35,61 +29,71 @@ void handle(KubeApi& api, const ReapOptions& options, const policy::ReapCandidat
   switch (d.action) {
     case policy::ReapAction::kKeep:
       ++stats.kept;
-      spdlog::debug("reap action=keep namespace={} name={} reason={}", c.namespace_, c.name,
-                    q(d.reason));
+      log_event(Level::kDebug, "reap",
+                {{"action", std::string("keep")}, {"namespace", c.namespace_}, {"name", c.name},
+                 {"reason", d.reason}});
       return;
     case policy::ReapAction::kSkip:
       ++stats.skipped;
-      spdlog::info(
-          "reap action=skip namespace={} name={} uid={} jobStatus={} deploymentStatus={} "
-          "reason={}",
-          c.namespace_, c.name, c.uid, opt(c.job_status), opt(c.job_deployment_status),
-          q(d.reason));
+      {
+        std::vector<Field> f = about("skip", c);
+        f.push_back({"jobStatus", opt(c.job_status)});
+        f.push_back({"deploymentStatus", opt(c.job_deployment_status)});
+        f.push_back({"reason", d.reason});
+        log_event(Level::kInfo, "reap", f);
+      }
       return;
     case policy::ReapAction::kDelete:
       break;
   }
-  // status.message is only worth keeping for failures; for successes it is noise.
-  const std::string message =
-      d.outcome == policy::ReapOutcome::kFailed ? " message=" + q(opt(c.message)) : "";
+  // The fields of a would-delete and a deleted line; status.message is only worth keeping for
+  // failures (for successes it is noise).
+  const auto deletion = [&](std::string action) {
+    std::vector<Field> f = about(std::move(action), c);
+    f.push_back({"jobStatus", opt(c.job_status)});
+    f.push_back({"deploymentStatus", opt(c.job_deployment_status)});
+    f.push_back({"age", seconds(d.age_seconds)});
+    f.push_back({"ttl", seconds(d.ttl_seconds)});
+    f.push_back({"ttlSource", std::string(policy::ttl_source_name(d.ttl_source))});
+    if (d.outcome == policy::ReapOutcome::kFailed) {
+      f.push_back({"message", opt(c.message)});
+    }
+    f.push_back({"reason", d.reason});
+    return f;
+  };
   if (options.dry_run) {
     ++stats.deleted;
-    spdlog::info(
-        "reap action=would-delete namespace={} name={} uid={} jobStatus={} "
-        "deploymentStatus={} age={}s ttl={}s ttlSource={}{} reason={}",
-        c.namespace_, c.name, c.uid, opt(c.job_status), opt(c.job_deployment_status), d.age_seconds,
-        d.ttl_seconds, policy::ttl_source_name(d.ttl_source), message, q(d.reason));
+    log_event(Level::kInfo, "reap", deletion("would-delete"));
     return;
   }
   const CallResult r = api.delete_rayjob(c.namespace_, c.name, c.uid);
   switch (r.outcome) {
     case ApiOutcome::kOk:
       ++stats.deleted;
-      spdlog::info(
-          "reap action=deleted namespace={} name={} uid={} jobStatus={} "
-          "deploymentStatus={} age={}s ttl={}s ttlSource={}{} reason={}",
-          c.namespace_, c.name, c.uid, opt(c.job_status), opt(c.job_deployment_status),
-          d.age_seconds, d.ttl_seconds, policy::ttl_source_name(d.ttl_source), message,
-          q(d.reason));
+      log_event(Level::kInfo, "reap", deletion("deleted"));
       return;
     case ApiOutcome::kNotFound:
-    case ApiOutcome::kConflict:
+    case ApiOutcome::kConflict: {
       // Someone else deleted it, or it was replaced by a new object of the same name: the uid
       // precondition protected the new one. Not an error.
       ++stats.already_gone;
-      spdlog::info("reap action=already-gone namespace={} name={} uid={} status={} reason={}",
-                   c.namespace_, c.name, c.uid, r.status,
-                   q(r.status == 404 ? "deleted meanwhile" : "replaced meanwhile (uid changed)"));
+      std::vector<Field> f = about("already-gone", c);
+      f.push_back({"status", static_cast<long long>(r.status)});
+      f.push_back({"reason", std::string(r.status == 404 ? "deleted meanwhile"
+                                                         : "replaced meanwhile (uid changed)")});
+      log_event(Level::kInfo, "reap", f);
       return;
+    }
     case ApiOutcome::kRetryable:
-    case ApiOutcome::kFatal:
+    case ApiOutcome::kFatal: {
       ++stats.failed;
-      spdlog::error(
-          "reap action=delete-failed namespace={} name={} uid={} status={} attempts={} "
-          "error={}",
-          c.namespace_, c.name, c.uid, r.status, r.attempts,
-          q(r.status == 0 ? r.error : r.body.substr(0, 300)));
+      std::vector<Field> f = about("delete-failed", c);
+      f.push_back({"status", static_cast<long long>(r.status)});
+      f.push_back({"attempts", static_cast<long long>(r.attempts)});
+      f.push_back({"error", r.status == 0 ? r.error : r.body.substr(0, 300)});
+      log_event(Level::kError, "reap", f);
       return;
+    }
   }
 }
 
@@ -104,8 +108,10 @@ ReapStats run_reap_pass(KubeApi& api, const ReapOptions& options, const Clock& n
     if (!page) {
       stats.list_failed = true;
       stats.list_error = page.error().message;
-      spdlog::error("reap action=list-failed namespace={} error={}",
-                    options.namespace_.empty() ? "*" : options.namespace_, q(page.error().message));
+      log_event(Level::kError, "reap",
+                {{"action", std::string("list-failed")},
+                 {"namespace", options.namespace_.empty() ? std::string("*") : options.namespace_},
+                 {"error", page.error().message}});
       break;
     }
     const std::int64_t t = now();
@@ -115,11 +121,16 @@ ReapStats run_reap_pass(KubeApi& api, const ReapOptions& options, const Clock& n
     }
     token = std::move(page.value().continue_token);
   } while (!token.empty());
-  spdlog::info(
-      "reap pass listed={} deleted={} kept={} skipped={} already_gone={} failed={} "
-      "list_failed={} dry_run={}",
-      stats.listed, stats.deleted, stats.kept, stats.skipped, stats.already_gone, stats.failed,
-      stats.list_failed, options.dry_run);
+  const auto n = [](auto v) { return static_cast<long long>(v); };
+  log_event(Level::kInfo, "reap pass",
+            {{"listed", n(stats.listed)},
+             {"deleted", n(stats.deleted)},
+             {"kept", n(stats.kept)},
+             {"skipped", n(stats.skipped)},
+             {"already_gone", n(stats.already_gone)},
+             {"failed", n(stats.failed)},
+             {"list_failed", stats.list_failed},
+             {"dry_run", options.dry_run}});
   return stats;
 }
 

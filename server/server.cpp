@@ -31,13 +31,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kDrainPoll{20};
 
-Result<admission::LoadedPolicy> load_policy(const ServerConfig& config) {
-  if (config.policy_file.empty()) {
-    return admission::decode_policy(admission::default_policy_yaml());
-  }
-  return admission::load_policy_file(config.policy_file);
-}
-
 // Writes `text` to `path` through a temporary file and rename(), so readers never see half.
 Status write_atomically(const std::string& path, const std::string& text) {
   const std::string tmp = path + ".tmp";
@@ -75,7 +68,7 @@ class Runtime {
 
   Status start() {
     const auto& c = state_.config;
-    auto policy = load_policy(c);
+    auto policy = admission::load_policy_or_default(c.policy_file);
     if (!policy.ok()) {
       return Error{policy.error().code,
                    (c.policy_file.empty() ? std::string("embedded default policy")

@@ -4,18 +4,22 @@
 #include <charconv>
 #include <cmath>
 #include <string_view>
+#include <functional>
 #include <thread>
+#include <type_traits>
+
+#include "common/flags.hpp"
 
 namespace rjg::server {
 namespace {
 
-Result<unsigned long long> parse_count(const std::string& flag, const std::string& text,
-                                       unsigned long long min, unsigned long long max) {
+Result<unsigned long long> parse_count(const std::string& text, unsigned long long min,
+                                       unsigned long long max) {
   unsigned long long v = 0;
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, v);
   if (text.empty() || ec != std::errc() || ptr != end || v < min || v > max) {
-    return invalid_argument(flag + ": expected a whole number in [" + std::to_string(min) + ", " +
+    return invalid_argument("expected a whole number in [" + std::to_string(min) + ", " +
                             std::to_string(max) + "], got '" + text + "'");
   }
   return v;
@@ -97,7 +101,7 @@ Result<ListenAddress> parse_listen_address(const std::string& text) {
   } else if (host.find(':') != std::string::npos) {
     return invalid_argument("'" + text + "': write IPv6 addresses as [ADDR]:PORT");
   }
-  auto port = parse_count("port", text.substr(colon + 1), 0, 65535);
+  auto port = parse_count(text.substr(colon + 1), 0, 65535);
   if (!port.ok()) {
     return invalid_argument("'" + text + "': the port must be a number in [0, 65535]");
   }
@@ -129,149 +133,70 @@ const char* serve_usage() {
 Result<ServerConfig> parse_server_config(const std::vector<std::string>& args) {
   ServerConfig c;
   c.threads = std::max(1U, std::thread::hardware_concurrency());
-  for (std::size_t i = 1; i < args.size(); ++i) {
-    std::string flag = args[i];
-    std::string value;
-    bool has_value = false;
-    if (const auto eq = flag.find('='); flag.rfind("--", 0) == 0 && eq != std::string::npos) {
-      value = flag.substr(eq + 1);
-      flag = flag.substr(0, eq);
-      has_value = true;
+  using Setter = std::function<Status(const std::string&)>;
+  const auto duration = [](std::chrono::milliseconds& out) -> Setter {
+    return [&out](const std::string& v) -> Status {
+      RJG_ASSIGN_OR_RETURN(out, parse_duration(v));
+      return {};
+    };
+  };
+  const auto count = [](auto& out, unsigned long long min, unsigned long long max) -> Setter {
+    return [&out, min, max](const std::string& v) -> Status {
+      RJG_ASSIGN_OR_RETURN(const unsigned long long n, parse_count(v, min, max));
+      out = static_cast<std::remove_reference_t<decltype(out)>>(n);
+      return {};
+    };
+  };
+  const auto address = [](ListenAddress& out) -> Setter {
+    return [&out](const std::string& v) -> Status {
+      RJG_ASSIGN_OR_RETURN(out, parse_listen_address(v));
+      return {};
+    };
+  };
+  const Setter log_format = [&c](const std::string& f) -> Status {
+    if (f != "json" && f != "text") {
+      return invalid_argument("expected json or text, got '" + f + "'");
     }
-    auto take = [&]() -> Result<std::string> {
-      if (has_value) {
-        return value;
+    c.log_format = f == "json" ? LogFormat::kJson : LogFormat::kText;
+    return {};
+  };
+  const Setter log_level = [&c](const std::string& l) -> Status {
+    static constexpr const char* kLevels[] = {"trace", "debug", "info", "warn",
+                                              "error", "critical", "off"};
+    for (const char* known : kLevels) {
+      if (l == known) {
+        c.log_level = l;
+        return {};
       }
-      if (i + 1 >= args.size()) {
-        return invalid_argument(flag + ": missing value");
-      }
-      return args[++i];
-    };
-    auto duration = [&](std::chrono::milliseconds& out) -> Status {
-      auto v = take();
-      if (!v.ok()) {
-        return v.error();
-      }
-      auto d = parse_duration(v.value());
-      if (!d.ok()) {
-        return invalid_argument(flag + ": " + d.error().message);
-      }
-      out = d.value();
-      return {};
-    };
-    auto text = [&](std::string& out) -> Status {
-      auto v = take();
-      if (!v.ok()) {
-        return v.error();
-      }
-      if (v.value().empty()) {
-        return invalid_argument(flag + ": empty value");
-      }
-      out = std::move(v).value();
-      return {};
-    };
-    auto count = [&](unsigned long long min, unsigned long long max,
-                     unsigned long long& out) -> Status {
-      auto v = take();
-      if (!v.ok()) {
-        return v.error();
-      }
-      auto n = parse_count(flag, v.value(), min, max);
-      if (!n.ok()) {
-        return n.error();
-      }
-      out = n.value();
-      return {};
-    };
-    auto address = [&](ListenAddress& out) -> Status {
-      auto v = take();
-      if (!v.ok()) {
-        return v.error();
-      }
-      auto a = parse_listen_address(v.value());
-      if (!a.ok()) {
-        return invalid_argument(flag + ": " + a.error().message);
-      }
-      out = a.value();
-      return {};
-    };
-
-    Status s;
-    unsigned long long n = 0;
-    if (flag == "--tls-cert") {
-      s = text(c.tls_cert_file);
-    } else if (flag == "--tls-key") {
-      s = text(c.tls_key_file);
-    } else if (flag == "--client-ca") {
-      s = text(c.client_ca_file);
-    } else if (flag == "--policy") {
-      s = text(c.policy_file);
-    } else if (flag == "--port-file") {
-      s = text(c.port_file);
-    } else if (flag == "--listen") {
-      s = address(c.listen);
-    } else if (flag == "--probe-listen") {
-      s = address(c.probe_listen);
-    } else if (flag == "--threads") {
-      if (s = count(1, 256, n); s.ok()) {
-        c.threads = static_cast<unsigned>(n);
-      }
-    } else if (flag == "--max-body-bytes") {
-      if (s = count(1, 1ULL << 30, n); s.ok()) {
-        c.max_body_bytes = static_cast<std::size_t>(n);
-      }
-    } else if (flag == "--max-header-bytes") {
-      if (s = count(1024, 1ULL << 20, n); s.ok()) {
-        c.max_header_bytes = static_cast<std::size_t>(n);
-      }
-    } else if (flag == "--max-connections") {
-      if (s = count(1, 1'000'000, n); s.ok()) {
-        c.max_connections = static_cast<std::size_t>(n);
-      }
-    } else if (flag == "--header-timeout") {
-      s = duration(c.header_timeout);
-    } else if (flag == "--body-timeout") {
-      s = duration(c.body_timeout);
-    } else if (flag == "--idle-timeout") {
-      s = duration(c.idle_timeout);
-    } else if (flag == "--shutdown-delay") {
-      s = duration(c.shutdown_delay);
-    } else if (flag == "--shutdown-timeout") {
-      s = duration(c.shutdown_timeout);
-    } else if (flag == "--reload-interval") {
-      s = duration(c.reload_interval);
-    } else if (flag == "--log-format") {
-      std::string f;
-      if (s = text(f); s.ok()) {
-        if (f == "json") {
-          c.log_format = LogFormat::kJson;
-        } else if (f == "text") {
-          c.log_format = LogFormat::kText;
-        } else {
-          s = invalid_argument("--log-format: expected json or text, got '" + f + "'");
-        }
-      }
-    } else if (flag == "--log-level") {
-      if (s = text(c.log_level); s.ok()) {
-        static constexpr const char* kLevels[] = {"trace", "debug",    "info", "warn",
-                                                  "error", "critical", "off"};
-        bool known = false;
-        for (const char* l : kLevels) {
-          known = known || c.log_level == l;
-        }
-        if (!known) {
-          s = invalid_argument(
-              "--log-level: expected trace, debug, info, warn, error, critical "
-              "or off, got '" +
-              c.log_level + "'");
-        }
-      }
-    } else {
-      s = invalid_argument("unknown flag '" + args[i] + "'");
     }
-    if (!s.ok()) {
-      return s.error();
-    }
+    return invalid_argument("expected trace, debug, info, warn, error, critical or off, got '" +
+                            l + "'");
+  };
+  Result<flags::Parsed> parsed = flags::parse(
+      args, {{"--tls-cert", "", true, flags::text(c.tls_cert_file)},
+             {"--tls-key", "", true, flags::text(c.tls_key_file)},
+             {"--client-ca", "", true, flags::text(c.client_ca_file)},
+             {"--policy", "", true, flags::text(c.policy_file)},
+             {"--port-file", "", true, flags::text(c.port_file)},
+             {"--listen", "", true, address(c.listen)},
+             {"--probe-listen", "", true, address(c.probe_listen)},
+             {"--threads", "", true, count(c.threads, 1, 256)},
+             {"--max-body-bytes", "", true, count(c.max_body_bytes, 1, 1ULL << 30)},
+             {"--max-header-bytes", "", true, count(c.max_header_bytes, 1024, 1ULL << 20)},
+             {"--max-connections", "", true, count(c.max_connections, 1, 1'000'000)},
+             {"--header-timeout", "", true, duration(c.header_timeout)},
+             {"--body-timeout", "", true, duration(c.body_timeout)},
+             {"--idle-timeout", "", true, duration(c.idle_timeout)},
+             {"--shutdown-delay", "", true, duration(c.shutdown_delay)},
+             {"--shutdown-timeout", "", true, duration(c.shutdown_timeout)},
+             {"--reload-interval", "", true, duration(c.reload_interval)},
+             {"--log-format", "", true, log_format},
+             {"--log-level", "", true, log_level}});
+  if (!parsed.ok()) {
+    return parsed.error();
+  }
+  if (!parsed.value().positional.empty()) {
+    return invalid_argument("unexpected argument '" + parsed.value().positional.front() + "'");
   }
   if (c.tls_cert_file.empty() || c.tls_key_file.empty()) {
     return invalid_argument("--tls-cert FILE and --tls-key FILE are required");

@@ -11,10 +11,11 @@
 #include <vector>
 
 #include "common/result.hpp"
+#include "logging/log.hpp"
 
 namespace rjg::server {
 
-enum class LogFormat { kJson, kText };
+using logging::LogFormat;
 
 // A listening address: an IPv4/IPv6 literal and a port (0 = let the kernel pick one).
 struct ListenAddress {

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/rules/reaper_annotations.hpp"
+#include "policy/reaper_annotations.hpp"
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {

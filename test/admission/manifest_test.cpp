@@ -72,6 +72,51 @@ TEST(Manifest, FlowMappingYamlStartingWithBraceIsYaml) {
   EXPECT_TRUE(is_rayjob_manifest(m.value().at(0)));
 }
 
+TEST(Manifest, NestingIsBoundedWithAMessageThatNamesTheLimit) {
+  // 64 levels (the root mapping and 63 sequences) are read; one more is refused, before yaml-cpp
+  // builds anything, with the limit in the message. 100k levels are refused the same way, in time
+  // linear in the text (the first 65 levels are all that is read).
+  auto nest = [](int sequences) {
+    return "a: " + std::string(static_cast<std::size_t>(sequences), '[') +
+           std::string(static_cast<std::size_t>(sequences), ']') + "\n";
+  };
+  EXPECT_TRUE(read_manifests(nest(63)).ok()) << read_manifests(nest(63)).error().message;
+  for (int levels : {64, 100'000}) {
+    auto deep = read_manifests(nest(levels));
+    ASSERT_FALSE(deep.ok()) << levels;
+    EXPECT_EQ(deep.error().code, ErrorCode::kInvalidArgument);
+    EXPECT_NE(deep.error().message.find("nesting deeper than 64 levels (the limit)"),
+              std::string::npos)
+        << deep.error().message;
+  }
+}
+
+TEST(Manifest, EmptyAndCommentOnlyFilesHoldNoObject) {
+  // read_manifests says "nothing" with an empty list; `check` turns that into bad input unless
+  // --allow-empty (test/cli check_empty_input).
+  for (const char* text : {"", "\n", "# only a comment\n", "---\n# c\n---\n"}) {
+    auto objects = read_manifests(text);
+    ASSERT_TRUE(objects.ok()) << text;
+    EXPECT_TRUE(objects.value().empty()) << text;
+  }
+}
+
+TEST(Check, RayJobWithoutNameGetsARemark) {
+  const LoadedPolicy policy = decode_policy(default_policy_yaml()).value();
+  auto none = check_manifests("apiVersion: ray.io/v1\nkind: RayJob\nspec: {}\n", {}, policy);
+  ASSERT_TRUE(none.ok()) << none.error().message;
+  EXPECT_EQ(none.value().at(0).remark.rfind("no metadata:", 0), 0u) << none.value().at(0).remark;
+  auto unnamed = check_manifests(
+      "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {labels: {a: b}}\nspec: {}\n", {}, policy);
+  ASSERT_TRUE(unnamed.ok());
+  EXPECT_EQ(unnamed.value().at(0).remark.rfind("no metadata.name or metadata.generateName", 0), 0u);
+  auto named = check_manifests(
+      "apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {generateName: run-}\nspec: {}\n", {},
+      policy);
+  ASSERT_TRUE(named.ok());
+  EXPECT_EQ(named.value().at(0).remark, "");
+}
+
 TEST(Check, WrongTypeNamesDocumentAndPath) {
   Result<LoadedPolicy> p = decode_policy(default_policy_yaml());
   ASSERT_TRUE(p.ok());

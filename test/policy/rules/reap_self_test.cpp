@@ -1,5 +1,5 @@
 // reap-self: the RayJob deletes itself after success and after failure, by lifecycle mode.
-#include "policy/rules/reaper_annotations.hpp"
+#include "policy/reaper_annotations.hpp"
 #include "test/policy/rule_table.hpp"
 
 namespace rjg::policy::testing {

@@ -1,5 +1,5 @@
 // reap-ttl: the reap TTLs are within the policy bounds and failures stay longer than successes.
-#include "policy/rules/reaper_annotations.hpp"
+#include "policy/reaper_annotations.hpp"
 #include "test/policy/rule_table.hpp"
 
 namespace rjg::policy::testing {

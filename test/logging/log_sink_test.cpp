@@ -1,6 +1,6 @@
 // BufferedSink: batched lines are byte-identical to spdlog's own formatting, and reach the
 // descriptor at flush(), at kFlushBytes, within the flush interval, and at destruction.
-#include "server/log_sink.hpp"
+#include "logging/log_sink.hpp"
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -16,7 +16,7 @@
 #include <string>
 #include <thread>
 
-namespace rjg::server {
+namespace rjg::logging {
 namespace {
 
 using namespace std::chrono_literals;
@@ -208,4 +208,4 @@ TEST(BufferedSink, DestructionWritesWhatIsLeft) {
 }
 
 }  // namespace
-}  // namespace rjg::server
+}  // namespace rjg::logging

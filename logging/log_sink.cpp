@@ -1,11 +1,11 @@
 // The batching stderr sink.
-#include "server/log_sink.hpp"
+#include "logging/log_sink.hpp"
 
 #include <unistd.h>
 
 #include <cerrno>
 
-namespace rjg::server {
+namespace rjg::logging {
 
 BufferedSink::BufferedSink(int fd, std::chrono::milliseconds interval)
     : fd_(fd), interval_(interval) {
@@ -82,4 +82,4 @@ void BufferedSink::write_all(const std::string& bytes) const {
   }
 }
 
-}  // namespace rjg::server
+}  // namespace rjg::logging

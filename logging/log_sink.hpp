@@ -1,4 +1,4 @@
-// BufferedSink: the spdlog sink of `serve`. Formatted lines are appended to a buffer and written
+// BufferedSink: the spdlog sink of `serve` and `reap`. Formatted lines are appended to a buffer and written
 // to a file descriptor (stderr) in one write(2) per batch instead of one per line, as klog and
 // glog do: a keep-alive review otherwise pays a system call for its decision line alone.
 //
@@ -26,7 +26,7 @@
 #include <string>
 #include <thread>
 
-namespace rjg::server {
+namespace rjg::logging {
 
 class BufferedSink final : public spdlog::sinks::base_sink<std::mutex> {
  public:
@@ -66,4 +66,4 @@ class BufferedSink final : public spdlog::sinks::base_sink<std::mutex> {
   std::thread thread_;
 };
 
-}  // namespace rjg::server
+}  // namespace rjg::logging
