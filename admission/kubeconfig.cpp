@@ -2,7 +2,6 @@
 #include "admission/kubeconfig.hpp"
 
 #include <openssl/evp.h>
-#include <yaml-cpp/yaml.h>
 
 #include "admission/yaml_events.hpp"
 
@@ -35,27 +34,38 @@ Result<std::string> base64_decode(const std::string& in, const std::string& what
   return out;
 }
 
-// Returns the map under `list[*].name == name`.<inner>, or an undefined node.
-YAML::Node find_named(const YAML::Node& root, const char* list, const std::string& name,
-                      const char* inner) {
-  const YAML::Node items = root[list];
-  if (!items || !items.IsSequence()) {
-    return YAML::Node(YAML::NodeType::Undefined);
+using yaml::Document;
+using Index = Document::Index;
+constexpr Index kNone = Document::kNone;
+
+// Returns the node under `list[*].name == name`.<inner>, or kNone.
+Index find_named(const Document& d, const char* list, const std::string& name,
+                 const char* inner) {
+  const Index items = d.find(0, list);
+  if (items == kNone || d.kind(items) != Document::Kind::kSequence) {
+    return kNone;
   }
-  for (const YAML::Node& item : items) {
-    if (item.IsMap() && item["name"] && item["name"].IsScalar() && item["name"].Scalar() == name) {
-      return item[inner];
+  for (Index item = d.first_child(items); item != kNone; item = d.next(item)) {
+    const Index n = d.find(item, "name");
+    if (n != kNone && d.kind(n) == Document::Kind::kScalar && d.scalar(n) == name) {
+      return d.find(item, inner);
     }
   }
-  return YAML::Node(YAML::NodeType::Undefined);
+  return kNone;
 }
 
-Result<std::string> scalar(const YAML::Node& map, const char* key, const std::string& path) {
-  const YAML::Node v = map[key];
-  if (!v || !v.IsScalar()) {
+bool is_map(const Document& d, Index i) { return i != kNone && d.kind(i) == Document::Kind::kMapping; }
+
+// True when mapping `map` has `key` (with any value, null included).
+bool has(const Document& d, Index map, const char* key) { return d.find(map, key) != kNone; }
+
+// The text of `map`.`key` as written (a kubeconfig's values are strings to kubectl too).
+Result<std::string> scalar(const Document& d, Index map, const char* key, const std::string& path) {
+  const Index v = d.find(map, key);
+  if (v == kNone || d.kind(v) != Document::Kind::kScalar) {
     return invalid_argument(path + "." + key + ": must be a string");
   }
-  return v.Scalar();
+  return std::string(d.scalar(v));
 }
 
 // A relative file path in a kubeconfig is relative to the kubeconfig's directory.
@@ -67,58 +77,59 @@ std::string resolve(const std::string& kubeconfig, const std::string& file) {
   return slash == std::string::npos ? file : kubeconfig.substr(0, slash + 1) + file;
 }
 
-Result<Kubeconfig> decode(const YAML::Node& root, const std::string& path) {
-  if (!root.IsMap()) {
+Result<Kubeconfig> decode(const Document& d, const std::string& path) {
+  if (d.empty() || !is_map(d, 0)) {
     return invalid_argument(path + ": a kubeconfig must be a mapping");
   }
-  RJG_ASSIGN_OR_RETURN(const std::string current, scalar(root, "current-context", path));
-  const YAML::Node context = find_named(root, "contexts", current, "context");
-  if (!context || !context.IsMap()) {
+  RJG_ASSIGN_OR_RETURN(const std::string current, scalar(d, 0, "current-context", path));
+  const Index context = find_named(d, "contexts", current, "context");
+  if (!is_map(d, context)) {
     return invalid_argument(path + ": contexts has no entry named \"" + current + "\"");
   }
   RJG_ASSIGN_OR_RETURN(const std::string cluster_name,
-                       scalar(context, "cluster", path + ": context"));
-  const YAML::Node cluster = find_named(root, "clusters", cluster_name, "cluster");
-  if (!cluster || !cluster.IsMap()) {
+                       scalar(d, context, "cluster", path + ": context"));
+  const Index cluster = find_named(d, "clusters", cluster_name, "cluster");
+  if (!is_map(d, cluster)) {
     return invalid_argument(path + ": clusters has no entry named \"" + cluster_name + "\"");
   }
   Kubeconfig out;
-  RJG_ASSIGN_OR_RETURN(out.server, scalar(cluster, "server", path + ": cluster"));
-  if (const YAML::Node v = cluster["insecure-skip-tls-verify"]; v) {
-    if (!v.IsScalar() || (v.Scalar() != "true" && v.Scalar() != "false")) {
+  RJG_ASSIGN_OR_RETURN(out.server, scalar(d, cluster, "server", path + ": cluster"));
+  if (const Index v = d.find(cluster, "insecure-skip-tls-verify"); v != kNone) {
+    if (d.kind(v) != Document::Kind::kScalar || (d.scalar(v) != "true" && d.scalar(v) != "false")) {
       return invalid_argument(path + ": cluster.insecure-skip-tls-verify: must be true or false");
     }
-    out.insecure_skip_tls_verify = v.Scalar() == "true";
+    out.insecure_skip_tls_verify = d.scalar(v) == "true";
   }
-  if (cluster["certificate-authority-data"]) {
+  if (has(d, cluster, "certificate-authority-data")) {
     RJG_ASSIGN_OR_RETURN(const std::string data,
-                         scalar(cluster, "certificate-authority-data", path + ": cluster"));
+                         scalar(d, cluster, "certificate-authority-data", path + ": cluster"));
     RJG_ASSIGN_OR_RETURN(out.ca_pem,
                          base64_decode(data, path + ": cluster.certificate-authority-data"));
-  } else if (cluster["certificate-authority"]) {
+  } else if (has(d, cluster, "certificate-authority")) {
     RJG_ASSIGN_OR_RETURN(const std::string file,
-                         scalar(cluster, "certificate-authority", path + ": cluster"));
+                         scalar(d, cluster, "certificate-authority", path + ": cluster"));
     out.ca_file = resolve(path, file);
   } else if (!out.insecure_skip_tls_verify) {
     return invalid_argument(path + ": cluster \"" + cluster_name +
                             "\" has no certificate-authority(-data) and does not set "
                             "insecure-skip-tls-verify: true");
   }
-  if (context["user"]) {
-    RJG_ASSIGN_OR_RETURN(const std::string user_name, scalar(context, "user", path + ": context"));
-    const YAML::Node user = find_named(root, "users", user_name, "user");
-    if (!user || !user.IsMap()) {
+  if (has(d, context, "user")) {
+    RJG_ASSIGN_OR_RETURN(const std::string user_name,
+                         scalar(d, context, "user", path + ": context"));
+    const Index user = find_named(d, "users", user_name, "user");
+    if (!is_map(d, user)) {
       return invalid_argument(path + ": users has no entry named \"" + user_name + "\"");
     }
-    if (user["client-certificate"] || user["client-certificate-data"] || user["exec"] ||
-        user["auth-provider"]) {
+    if (has(d, user, "client-certificate") || has(d, user, "client-certificate-data") ||
+        has(d, user, "exec") || has(d, user, "auth-provider")) {
       return unsupported(path + ": user \"" + user_name +
                          "\": only token and tokenFile credentials are supported");
     }
-    if (user["token"]) {
-      RJG_ASSIGN_OR_RETURN(out.token, scalar(user, "token", path + ": user"));
-    } else if (user["tokenFile"]) {
-      RJG_ASSIGN_OR_RETURN(const std::string file, scalar(user, "tokenFile", path + ": user"));
+    if (has(d, user, "token")) {
+      RJG_ASSIGN_OR_RETURN(out.token, scalar(d, user, "token", path + ": user"));
+    } else if (has(d, user, "tokenFile")) {
+      RJG_ASSIGN_OR_RETURN(const std::string file, scalar(d, user, "tokenFile", path + ": user"));
       out.token_file = resolve(path, file);
     }
   }
@@ -128,17 +139,14 @@ Result<Kubeconfig> decode(const YAML::Node& root, const std::string& path) {
 }  // namespace
 
 Result<Kubeconfig> decode_kubeconfig(std::string_view yaml_text, const std::string& path) {
-  // libyaml screens the file first: yaml-cpp 0.7 can loop forever on some malformed streams, and
-  // the screen bounds the nesting (yaml_events.hpp kMaxFileDepth) in linear time.
-  if (auto screened = yaml::document_spans(yaml_text); !screened.ok()) {
-    return invalid_argument(path + ": not YAML: " + screened.error().message);
+  // libyaml's event tree, as for manifests and policy files: nesting bounded (yaml_events.hpp
+  // kMaxFileDepth), the first document only (as kubectl reads a kubeconfig).
+  Result<Document> doc =
+      yaml::parse_first_document(yaml_text, yaml::Limits{100'000, yaml::kMaxFileDepth});
+  if (!doc.ok()) {
+    return invalid_argument(path + ": not YAML: " + doc.error().message);
   }
-  // yaml-cpp reports malformed input by throwing; this is the boundary where that becomes data.
-  try {
-    return decode(YAML::Load(std::string(yaml_text)), path);
-  } catch (const YAML::Exception& e) {
-    return invalid_argument(path + ": not YAML: " + e.what());
-  }
+  return decode(doc.value(), path);
 }
 
 }  // namespace rjg::admission

@@ -82,9 +82,8 @@ Result<std::vector<ManifestObject>> read_manifests(std::string_view text) {
       return out;
     }
     // A YAML flow mapping also starts with '{' ({apiVersion: v1}), but a quoted first key means
-    // the author wrote JSON: report the JSON error. This also keeps broken JSON away from
-    // yaml-cpp 0.7, whose parser can loop without bound on some malformed flow collections
-    // (fuzz/regressions/manifest/yaml-loadall-hang-unbounded-memory.json).
+    // the author wrote JSON: report the JSON error (fuzz/regressions/manifest/ keeps the broken
+    // JSON that once made the YAML reader of the time, yaml-cpp 0.7, loop without bound).
     const std::size_t next = text.find_first_not_of(" \t\r\n", first + 1);
     if (next == std::string_view::npos || text[next] == '"' || text[next] == '{' ||
         text[next] == '}' || text[next] == ']') {

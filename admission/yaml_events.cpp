@@ -217,6 +217,8 @@ Result<Document> parse_first_document(std::string_view text, const Limits& limit
         }
         doc.set_text(i.value(),
                      std::string_view(text_of(e.data.scalar.value), e.data.scalar.length));
+        doc.nodes_[i.value()].plain =
+            e.data.scalar.tag == nullptr && e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
         if (e.data.scalar.anchor != nullptr) {
           anchors.push_back({text_of(e.data.scalar.anchor), i.value()});
         }

@@ -1,8 +1,10 @@
 // yaml_events: a small reader over libyaml's event parser. It builds a compact, read-only tree of
 // one YAML document (scalars, sequences, mappings; aliases point at their anchored node instead of
-// copying it, so the tree is linear in the input), and it can scan a whole stream for syntax
-// errors. libyaml is an order of magnitude cheaper than yaml-cpp on the small runtimeEnvYAML texts
-// of a review, and it always terminates with an error on input yaml-cpp 0.7 loops on.
+// copying it, so the tree is linear in the input; scalar style and tags are kept), and it can scan
+// a whole stream for syntax errors. It is the project's one YAML reader: runtimeEnvYAML on the
+// request path, and manifests, policy files and kubeconfigs (yaml_to_json.hpp, kubeconfig.hpp).
+// It replaced yaml-cpp 0.7, which was an order of magnitude slower on runtimeEnvYAML and loops
+// forever on some malformed input (fuzz/regressions/*/yaml-loadall-hang-*).
 #pragma once
 
 #include <cstddef>
@@ -30,10 +32,13 @@ class Document {
   static constexpr Index kNone = static_cast<Index>(-1);
 
   // Returns the kind of node `i` (aliases resolved). A plain scalar spelled ""/~/null/Null/NULL
-  // or tagged !!null is kNull, as yaml-cpp and go-yaml read it.
+  // or tagged !!null is kNull, as go-yaml reads it.
   Kind kind(Index i) const { return nodes_[resolve(i)].kind; }
   // Returns the text of scalar node `i` (empty for other kinds).
   std::string_view scalar(Index i) const;
+  // True for a plain scalar without a tag (aliases resolved): YAML 1.1 resolution applies to it
+  // (null, bool, int, float); quoted, block and tagged scalars are strings as written.
+  bool plain(Index i) const { return nodes_[resolve(i)].plain; }
   // Returns the first child of sequence `i` (for a mapping: its first key, followed by that key's
   // value, the next key...), or kNone.
   Index first_child(Index i) const { return nodes_[resolve(i)].first_child; }
@@ -52,6 +57,7 @@ class Document {
   friend Result<Document> parse_first_document(std::string_view, const Limits&);
   struct Node {
     Kind kind = Kind::kNull;
+    bool plain = false;       // a plain, untagged scalar
     Index alias_of = kNone;  // for an alias: the anchored node it stands for
     Index first_child = kNone;
     Index last_child = kNone;
@@ -72,8 +78,8 @@ class Document {
   std::string text_;  // every scalar's text, back to back
 };
 
-// Parses the first document of `text` (later documents are not read, as yaml-cpp's Load and
-// go-yaml's Unmarshal do). Returns kInvalidArgument "line L, column C: <libyaml problem>" for a
+// Parses the first document of `text` (later documents are not read, as go-yaml's Unmarshal
+// does). Returns kInvalidArgument "line L, column C: <libyaml problem>" for a
 // syntax error ("byte offset N: ..." for invalid UTF-8 or control characters), an alias to an
 // unknown (or still open) anchor, or a budget overrun. An empty stream gives an empty() Document.
 // Every text goes through libyaml: the hand-written short path for plain block YAML that was here

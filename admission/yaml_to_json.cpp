@@ -1,12 +1,9 @@
 // YAML -> JSON (see yaml_to_json.hpp).
 #include "admission/yaml_to_json.hpp"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <exception>
 #include <limits>
 #include <optional>
 #include <set>
@@ -202,60 +199,59 @@ using json::Document;
 using json::Value;
 using Alloc = Document::AllocatorType;
 
-std::string at(const YAML::Mark& mark) {
-  return "line " + std::to_string(mark.line + 1) + ", column " + std::to_string(mark.column + 1);
+using Tree = yaml::Document;
+using Index = Tree::Index;
+using Kind = Tree::Kind;
+
+std::string at(const Tree& d, Index i) {
+  return "line " + std::to_string(d.line(i)) + ", column " + std::to_string(d.column(i));
 }
 
-bool is_plain(const YAML::Node& node) { return node.Tag() == "?" || node.Tag().empty(); }
-
-bool is_str_tag(const YAML::Node& node) {
-  return node.Tag() == "!" || node.Tag() == "tag:yaml.org,2002:str";
-}
-
+// go-yaml's view of a node: a plain untagged scalar is resolved (null, bool, int, float);
+// quoted, block and tagged ones are strings as written.
 class Converter {
  public:
-  explicit Converter(Alloc& alloc) : alloc_(alloc) {}
+  Converter(const Tree& d, Alloc& alloc) : d_(d), alloc_(alloc) {}
 
-  Status convert(const YAML::Node& node, Value& out, std::size_t depth) {
+  Status convert(Index node, Value& out, std::size_t depth) {
     if (++count_ > kMaxYamlNodes) {
-      return invalid_argument(at(node.Mark()) + ": more than " + std::to_string(kMaxYamlNodes) +
+      return invalid_argument(at(d_, node) + ": more than " + std::to_string(kMaxYamlNodes) +
                               " values after expanding aliases");
     }
     if (depth > json::kMaxDepth) {
-      return invalid_argument(at(node.Mark()) + ": nesting deeper than " +
+      return invalid_argument(at(d_, node) + ": nesting deeper than " +
                               std::to_string(json::kMaxDepth) + " levels");
     }
-    switch (node.Type()) {
-      case YAML::NodeType::Undefined:
-      case YAML::NodeType::Null:
+    switch (d_.kind(node)) {
+      case Kind::kNull:
         out.SetNull();
         return {};
-      case YAML::NodeType::Scalar:
+      case Kind::kScalar:
         return scalar(node, out);
-      case YAML::NodeType::Sequence: {
+      case Kind::kSequence: {
         out.SetArray();
-        out.Reserve(static_cast<rapidjson::SizeType>(node.size()), alloc_);
-        for (const YAML::Node& item : node) {
+        for (Index item = d_.first_child(node); item != Tree::kNone; item = d_.next(item)) {
           Value v;
-          Status st = convert(item, v, depth + 1);
-          if (!st.ok()) {
-            return st;
-          }
+          RJG_RETURN_IF_ERROR(convert(item, v, depth + 1));
           out.PushBack(v, alloc_);
         }
         return {};
       }
-      case YAML::NodeType::Map:
+      case Kind::kMapping:
         return mapping(node, out, depth);
     }
     return {};
   }
 
  private:
-  Status scalar(const YAML::Node& node, Value& out) {
-    const std::string& text = node.Scalar();
-    if (is_str_tag(node) || !is_plain(node)) {
-      out.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()), alloc_);
+  void set_string(Value& out, std::string_view text) {
+    out.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()), alloc_);
+  }
+
+  Status scalar(Index node, Value& out) {
+    const std::string_view text = d_.scalar(node);
+    if (!d_.plain(node)) {
+      set_string(out, text);
       return {};
     }
     const ResolvedScalar r = resolve_plain_scalar(text);
@@ -274,7 +270,7 @@ class Converter {
         return {};
       case ResolvedScalar::Kind::kFloat:
         if (!std::isfinite(r.float_value)) {
-          return invalid_argument(at(node.Mark()) + ": \"" + text +
+          return invalid_argument(at(d_, node) + ": \"" + std::string(text) +
                                   "\" is not a finite number and cannot be represented in JSON");
         }
         // Go's JSON encoder writes an integral float64 without a fraction ("1e3" -> 1000).
@@ -285,22 +281,23 @@ class Converter {
         }
         return {};
       case ResolvedScalar::Kind::kString:
-        out.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()), alloc_);
+        set_string(out, text);
         return {};
     }
     return {};
   }
 
   // A mapping key as JSON text: sigs.k8s.io/yaml stringifies resolved keys (`on:` -> "true").
-  Result<std::string> key_text(const YAML::Node& key) {
-    if (!key.IsScalar() && !key.IsNull()) {
-      return invalid_argument(at(key.Mark()) + ": a mapping key must be a scalar");
-    }
-    if (key.IsNull()) {
+  Result<std::string> key_text(Index key) {
+    const Kind kind = d_.kind(key);
+    if (kind == Kind::kNull) {
       return std::string("null");
     }
-    const std::string& text = key.Scalar();
-    if (is_str_tag(key) || !is_plain(key)) {
+    if (kind != Kind::kScalar) {
+      return invalid_argument(at(d_, key) + ": a mapping key must be a scalar");
+    }
+    const std::string text(d_.scalar(key));
+    if (!d_.plain(key)) {
       return text;
     }
     const ResolvedScalar r = resolve_plain_scalar(text);
@@ -320,77 +317,74 @@ class Converter {
     return text;
   }
 
-  Status add_member(const std::string& name, const YAML::Node& value_node, const YAML::Mark& mark,
-                    Value& out, std::set<std::string>& seen, bool from_merge, std::size_t depth) {
+  Status add_member(const std::string& name, Index key, Index value, Value& out,
+                    std::set<std::string>& seen, bool from_merge, std::size_t depth) {
     if (!seen.insert(name).second) {
       if (from_merge) {
         return {};  // explicit keys win over merged ones
       }
-      return invalid_argument(at(mark) + ": duplicate key \"" + name + "\"");
+      return invalid_argument(at(d_, key) + ": duplicate key \"" + name + "\"");
     }
     Value v;
-    Status st = convert(value_node, v, depth + 1);
-    if (!st.ok()) {
-      return st;
-    }
+    RJG_RETURN_IF_ERROR(convert(value, v, depth + 1));
     out.AddMember(Value(name.data(), static_cast<rapidjson::SizeType>(name.size()), alloc_), v,
                   alloc_);
     return {};
   }
 
-  Status mapping(const YAML::Node& node, Value& out, std::size_t depth) {
+  // Calls fn(key, value) for every entry of mapping `map`.
+  template <typename Fn>
+  Status each_entry(Index map, Fn&& fn) {
+    for (Index k = d_.first_child(map); k != Tree::kNone;) {
+      const Index v = d_.next(k);
+      if (v == Tree::kNone) {
+        break;
+      }
+      RJG_RETURN_IF_ERROR(fn(k, v));
+      k = d_.next(v);
+    }
+    return {};
+  }
+
+  Status mapping(Index node, Value& out, std::size_t depth) {
     out.SetObject();
     std::set<std::string> seen;
-    std::vector<YAML::Node> merges;
-    for (auto it = node.begin(); it != node.end(); ++it) {
-      const YAML::Node k = it->first;  // a copy: it->first is a temporary proxy
-      if (k.IsScalar() && is_plain(k) && k.Scalar() == "<<") {
-        merges.push_back(it->second);
-        continue;
+    std::vector<Index> merges;
+    RJG_RETURN_IF_ERROR(each_entry(node, [&](Index k, Index v) -> Status {
+      if (d_.kind(k) == Kind::kScalar && d_.plain(k) && d_.scalar(k) == "<<") {
+        merges.push_back(v);
+        return {};
       }
-      Result<std::string> name = key_text(k);
-      if (!name.ok()) {
-        return name.error();
-      }
-      Status st = add_member(name.value(), it->second, k.Mark(), out, seen, false, depth);
-      if (!st.ok()) {
-        return st;
-      }
-    }
-    for (const YAML::Node& m : merges) {
-      std::vector<YAML::Node> sources;
-      if (m.IsMap()) {
+      RJG_ASSIGN_OR_RETURN(const std::string name, key_text(k));
+      return add_member(name, k, v, out, seen, false, depth);
+    }));
+    for (const Index m : merges) {
+      std::vector<Index> sources;
+      if (d_.kind(m) == Kind::kMapping) {
         sources.push_back(m);
-      } else if (m.IsSequence()) {
-        for (const YAML::Node& s : m) {
+      } else if (d_.kind(m) == Kind::kSequence) {
+        for (Index s = d_.first_child(m); s != Tree::kNone; s = d_.next(s)) {
           sources.push_back(s);
         }
       }
-      for (const YAML::Node& src : sources) {
-        if (!src.IsMap()) {
-          return invalid_argument(at(src.Mark()) +
+      if (sources.empty()) {
+        return invalid_argument(at(d_, m) + ": map merge requires a mapping or a list of mappings");
+      }
+      for (const Index src : sources) {
+        if (d_.kind(src) != Kind::kMapping) {
+          return invalid_argument(at(d_, src) +
                                   ": map merge requires a mapping or a list of mappings");
         }
-        for (auto it = src.begin(); it != src.end(); ++it) {
-          Result<std::string> name = key_text(it->first);
-          if (!name.ok()) {
-            return name.error();
-          }
-          Status st =
-              add_member(name.value(), it->second, it->first.Mark(), out, seen, true, depth);
-          if (!st.ok()) {
-            return st;
-          }
-        }
-      }
-      if (sources.empty()) {
-        return invalid_argument(at(m.Mark()) +
-                                ": map merge requires a mapping or a list of mappings");
+        RJG_RETURN_IF_ERROR(each_entry(src, [&](Index k, Index v) -> Status {
+          RJG_ASSIGN_OR_RETURN(const std::string name, key_text(k));
+          return add_member(name, k, v, out, seen, true, depth);
+        }));
       }
     }
     return {};
   }
 
+  const Tree& d_;
   Alloc& alloc_;
   std::size_t count_ = 0;
 };
@@ -398,45 +392,32 @@ class Converter {
 }  // namespace
 
 Result<std::vector<YamlDocument>> yaml_to_json(std::string_view text) {
-  // yaml-cpp 0.7's LoadAll loops forever, allocating without bound, on some malformed streams
-  // (a "," where a document may start) that its single-document Load handles. libyaml's parser
-  // always terminates: it checks the syntax of the whole stream and says where each document is,
-  // and yaml-cpp then loads each document alone. The lines before a document are kept as empty
-  // lines, so that yaml-cpp's marks (in messages, and YamlDocument::line) stay true.
+  // libyaml checks the syntax of the whole stream (and bounds its nesting) and says where each
+  // document is; each document is then read alone into libyaml's event tree (yaml_events.hpp),
+  // which keeps scalar style and tags, and aliases as references. The lines before a document
+  // are kept as empty lines, so that lines and columns (in messages, and YamlDocument::line)
+  // stay true.
   Result<std::vector<yaml::DocumentSpan>> spans = yaml::document_spans(text);
   if (!spans.ok()) {
     return invalid_argument("YAML error at " + spans.error().message);
   }
-  std::vector<YAML::Node> nodes;
-  // yaml-cpp reports errors by throwing; this is the boundary where they become values.
-  try {
-    for (const yaml::DocumentSpan& span : spans.value()) {
-      std::string document(span.line, '\n');
-      document.append(text.substr(span.begin, span.end - span.begin));
-      nodes.push_back(YAML::Load(document));
-    }
-  } catch (const YAML::Exception& e) {
-    return invalid_argument("YAML error at " + at(e.mark) + ": " + e.msg);
-  } catch (const std::exception& e) {
-    return invalid_argument(std::string("YAML error: ") + e.what());
-  }
   std::vector<YamlDocument> out;
-  for (const YAML::Node& node : nodes) {
-    if (!node.IsDefined() || node.IsNull()) {
+  for (const yaml::DocumentSpan& span : spans.value()) {
+    std::string document(span.line, '\n');
+    document.append(text.substr(span.begin, span.end - span.begin));
+    Result<Tree> parsed =
+        yaml::parse_first_document(document, yaml::Limits{kMaxYamlNodes, yaml::kMaxFileDepth});
+    if (!parsed.ok()) {
+      return invalid_argument("YAML error at " + parsed.error().message);
+    }
+    const Tree& d = parsed.value();
+    if (d.empty() || d.kind(0) == Kind::kNull) {
       continue;  // kubectl skips empty documents
     }
     YamlDocument doc;
-    doc.line = node.Mark().line + 1;
-    Converter converter(doc.doc.GetAllocator());
-    Status st;
-    try {
-      st = converter.convert(node, doc.doc, 1);
-    } catch (const std::exception& e) {
-      return invalid_argument(std::string("YAML error: ") + e.what());
-    }
-    if (!st.ok()) {
-      return st.error();
-    }
+    doc.line = static_cast<int>(d.line(0));
+    Converter converter(d, doc.doc.GetAllocator());
+    RJG_RETURN_IF_ERROR(converter.convert(0, doc.doc, 1));
     out.push_back(std::move(doc));
   }
   return out;
