@@ -15,8 +15,6 @@ test_packages=(
   wrk nghttp2-client nginx-light sslscan testssl.sh prometheus
   # fuzzing and sanitizers (clang's libFuzzer and runtimes)
   clang libclang-rt-14-dev
-  # a real kube-apiserver and kube-controller-manager built from Debian's source package
-  golang-go etcd-server etcd-client rsync dpkg-dev golang-github-modern-go-reflect2-dev
   # container images without a Docker engine
   podman buildah debootstrap skopeo runc uidmap
   # node for the S3-compatible test server
@@ -40,10 +38,8 @@ for p in "${wanted[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
   [ "$status" = "installed" ] || missing+=("$p")
 done
-# kubectl: the machine image may ship a recent one; otherwise take Debian's (1.20).
-if ! command -v kubectl >/dev/null 2>&1 && [ "${1:-}" != "--build-only" ]; then
-  missing+=(kubernetes-client)
-fi
+# The control plane (kube-apiserver, controller-manager, scheduler, kubectl, etcd) is not a Debian
+# package here: test/peers/build-kube.sh builds the pinned versions with Go from the module proxy.
 
 if [ ${#missing[@]} -eq 0 ]; then
   echo "install-deps: all ${#wanted[@]} packages present"

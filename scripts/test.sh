@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly what .ci/run runs, on Debian 12 as root. It installs what is
-# missing, builds (RelWithDebInfo), runs every CTest label (unit, golden, cli, server, e2e with a
-# real kube-apiserver, reaper, ship, hardening, fuzz), then rebuilds under AddressSanitizer +
+# missing, builds the pinned peers (test/peers/versions.env) into ${XDG_CACHE_HOME:-~/.cache}/rayjob-guard/,
+# builds (RelWithDebInfo), runs every CTest label (unit, golden, cli, server, e2e with a current
+# kube-apiserver, reaper, ship, hardening, fuzz, ...), then rebuilds under AddressSanitizer +
 # UndefinedBehaviorSanitizer and runs the unit and end-to-end suites again there.
 #   RJG_SKIP_ASAN=1   skip the sanitizer pass (local iteration only; CI never sets it)
 #   RJG_CTEST_ARGS    extra arguments for ctest (e.g. "-L unit")
@@ -17,12 +18,14 @@ step() { printf '\n=== %s (%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 step "install missing packages"
 scripts/install-deps.sh
 
-step "build the kube-apiserver and kube-controller-manager used by the e2e suites (cached)"
-test/e2e/build-kube.sh
+step "build the control plane the e2e suites run on (test/peers/versions.env; cached)"
+kube_bin=$(test/peers/build-kube.sh | tail -n1)
+# The suites' kubectl is the pinned one, whatever else is on PATH.
+export PATH=$kube_bin:$PATH
 
 if [ "${1:-}" = "--tsan" ]; then
   step "build (tsan preset: ThreadSanitizer)"
-  cmake --preset tsan
+  cmake --preset tsan -DRJG_KUBECTL="$kube_bin/kubectl"
   cmake --build --preset tsan -j"$(nproc)"
   step "test (tsan preset)"
   # The preset halts a process at its first report; log_path keeps the reports of servers that
@@ -59,7 +62,7 @@ if [ "${1:-}" = "--tsan" ]; then
 fi
 
 step "build (release preset)"
-cmake --preset release
+cmake --preset release -DRJG_KUBECTL="$kube_bin/kubectl"
 cmake --build --preset release -j"$(nproc)"
 
 step "test (release preset)"
@@ -68,7 +71,7 @@ ctest --preset release ${RJG_CTEST_ARGS:-}
 
 if [ "${RJG_SKIP_ASAN:-0}" != "1" ]; then
   step "build (asan preset: AddressSanitizer + UndefinedBehaviorSanitizer)"
-  cmake --preset asan
+  cmake --preset asan -DRJG_KUBECTL="$kube_bin/kubectl"
   cmake --build --preset asan -j"$(nproc)"
   step "test (asan preset)"
   # The unit and end-to-end suites again, on the sanitized binaries. Not repeated: the fuzzers

@@ -1,33 +1,37 @@
 #!/usr/bin/env bash
-# cluster.sh: a throwaway Kubernetes v1.20.2 control plane on loopback for the e2e suite.
+# cluster.sh: a throwaway Kubernetes control plane on loopback for the e2e suites, at the version
+# pinned in test/peers/versions.env (built by test/peers/build-kube.sh from the Go module proxy).
 #
 # Usage:
-#   cluster.sh up DIR [--controller-manager]   start etcd + kube-apiserver (+ controller-manager)
-#   cluster.sh down DIR                        stop everything `up` started in DIR, by PID
-#   cluster.sh namespace DIR NAME              create namespace NAME with the tenant RBAC (idempotent)
+#   cluster.sh up DIR [--controller-manager] [--scheduler]
+#                                start etcd + kube-apiserver (+ kube-controller-manager, + kube-scheduler)
+#   cluster.sh down DIR          stop everything `up` (and webhook.sh) started in DIR, by PID
+#   cluster.sh namespace DIR NAME  create namespace NAME with the tenant RBAC (idempotent)
 #
 # `up` leaves in DIR (which it creates; it must not hold a running cluster):
 #   admin.kubeconfig     user admin, group system:masters
 #   notebook.kubeconfig  user tenant-a:notebook, group tenant-a              (the notebook identity)
 #   api.kubeconfig       user system:serviceaccount:platform:compute-api,
 #                        groups system:serviceaccounts, system:serviceaccounts:platform  (the API identity)
-#   env                  shell-sourceable: KUBECTL, KUBE_BIN, APISERVER_URL, ETCD_PORT, APISERVER_PORT,
-#                        KCM_PORT, ETCD_PID, APISERVER_PID, KCM_PID, CRD_KIND (real|minimal)
-#   logs/                etcd.log, kube-apiserver.log, kube-controller-manager.log
-# and a cluster holding: the RayJob CRD (Established; see prepare-crd.sh), namespace tenant-a with
-# label kubernetes.io/metadata.name=tenant-a (1.20 does not add it), and RBAC letting both
-# identities create/get/list/watch/update/patch/delete rayjobs (and create/get/list/delete
-# configmaps) in tenant-a; the API identity may
-# also get/update/patch rayjobs/status.
-# With --controller-manager, kube-controller-manager (resourcequota, garbagecollector, namespace
-# controllers, --port=0, loopback) is started after the CRD is Established, so its discovery sees
-# rayjobs at once.
+#   env                  shell-sourceable: KUBECTL, KUBE_BIN, KUBE_VERSION, APISERVER_URL, APISERVER_CA,
+#                        ETCD_PORT, APISERVER_PORT, ETCD_PID, APISERVER_PID, CRD_KIND, CRD_FILES (:-separated)
+#                        (+ KCM_PORT KCM_PID, SCHED_PORT SCHED_PID)
+#   logs/                etcd.log, kube-apiserver.log, kube-controller-manager.log, kube-scheduler.log
+# and a cluster holding: the KubeRay CRDs crds.sh names, installed verbatim (`kubectl create`;
+# the RayJob CRD is 1.3 MB, too big for client-side apply) and Established; namespace tenant-a;
+# RBAC letting both identities create/get/list/watch/update/patch/delete rayjobs (and
+# create/get/list/delete configmaps) in tenant-a; the API identity may also get/update/patch
+# rayjobs/status.
+# With --controller-manager, kube-controller-manager runs its default controllers (garbage
+# collector, job, resourcequota with a 5 s resync, namespace, serviceaccount and its token
+# controller, ...) on loopback, started after the CRDs are Established so its discovery sees them.
+# With --scheduler, kube-scheduler binds pods to nodes (kwok's, in the lifecycle suite).
+# The apiserver signs service-account tokens (TokenRequest) and answers TokenReview.
 # All ports are free ports found at run time; everything binds 127.0.0.1. If `up` fails it stops
 # what it started. `down` is safe to call at any point, also after a failed `up`, and twice.
 #
-# Environment: RJG_KUBE_BIN (directory with kube-apiserver, kube-controller-manager; default: run
-# build-kube.sh, which reuses its cache), RJG_KUBECTL (default: kubectl on PATH),
-# RJG_E2E_MINIMAL_CRD=1 (install our minimal CRD instead of the real one).
+# Environment: RJG_KUBE_BIN (a directory with the five binaries; default: build-kube.sh's cache),
+# RJG_E2E_CRD (shared|operator|minimal|auto, see crds.sh), RJG_E2E_MINIMAL_CRD=1 (= minimal).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -54,6 +58,7 @@ cmd_down() {
   [[ -d $dir ]] || return 0
   # A webhook started by webhook.sh in the same DIR goes too, so one `down` cleans up everything.
   stop_pid rayjob-guard "$dir/webhook/serve.pid" serve
+  stop_pid kube-scheduler "$dir/scheduler.pid" kube-scheduler
   stop_pid kube-controller-manager "$dir/kcm.pid" kube-controller-manager
   stop_pid kube-apiserver "$dir/apiserver.pid" kube-apiserver
   stop_pid etcd "$dir/etcd.pid" etcd
@@ -103,7 +108,6 @@ apiVersion: v1
 kind: Namespace
 metadata:
   name: $ns
-  labels: {kubernetes.io/metadata.name: $ns}
 ---
 apiVersion: rbac.authorization.k8s.io/v1
 kind: Role
@@ -152,7 +156,7 @@ on_up_exit() {
 }
 
 cmd_up() {
-  local dir=$1 with_kcm=$2
+  local dir=$1 with_kcm=$2 with_sched=$3
   mkdir -p "$dir"
   dir=$(cd "$dir" && pwd)
   if [[ -f $dir/apiserver.pid ]] && kill -0 "$(<"$dir/apiserver.pid")" 2>/dev/null; then
@@ -163,21 +167,23 @@ cmd_up() {
 
   local kube_bin=${RJG_KUBE_BIN:-}
   if [[ -z $kube_bin ]]; then
-    kube_bin=$("$here/build-kube.sh" | tail -n1)
+    kube_bin=$("$here/../peers/build-kube.sh" | tail -n1)
   fi
-  [[ -x $kube_bin/kube-apiserver ]] || die "no kube-apiserver in $kube_bin"
-  local kubectl=${RJG_KUBECTL:-$(command -v kubectl || true)}
-  [[ -n $kubectl && -x $kubectl ]] || die "kubectl not found (set RJG_KUBECTL)"
-  command -v etcd >/dev/null || die "etcd not found (apt-get install etcd-server)"
+  local b
+  for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do
+    [[ -x $kube_bin/$b ]] || die "no $b in $kube_bin"
+  done
+  local kubectl=$kube_bin/kubectl
 
-  rm -rf "$dir/etcd-data" "$dir/pki" "$dir/kcm-certs" "$dir/logs"
+  rm -rf "$dir/etcd-data" "$dir/pki" "$dir/kcm-certs" "$dir/sched-certs" "$dir/logs"
   mkdir -p "$dir/pki" "$dir/logs"
-  local t0 etcd_port peer_port kas_port kcm_port
+  local t0 etcd_port peer_port kas_port kcm_port sched_port
   t0=$(date +%s%N)
   etcd_port=$(free_port)
   peer_port=$(free_port)
   kas_port=$(free_port)
   kcm_port=$(free_port)
+  sched_port=$(free_port)
 
   # Tokens are random per cluster; they only live in DIR (mode 0600).
   local admin_token notebook_token api_token
@@ -197,7 +203,7 @@ cmd_up() {
   "$here/../../certs/mint-certs.sh" --out "$dir/pki/serving" --name kube-apiserver --namespace e2e \
     --san IP:127.0.0.1 --san DNS:localhost >/dev/null
 
-  etcd --name e2e --data-dir "$dir/etcd-data" \
+  "$kube_bin/etcd" --name e2e --data-dir "$dir/etcd-data" \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
     --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
     --initial-cluster "e2e=http://127.0.0.1:$peer_port" \
@@ -212,14 +218,14 @@ cmd_up() {
 
   "$kube_bin/kube-apiserver" --etcd-servers="http://127.0.0.1:$etcd_port" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
-    --secure-port="$kas_port" --insecure-port=0 \
+    --secure-port="$kas_port" \
     --tls-cert-file="$dir/pki/serving/tls.crt" --tls-private-key-file="$dir/pki/serving/tls.key" \
     --token-auth-file="$dir/pki/tokens.csv" --authorization-mode=RBAC \
     --service-cluster-ip-range=10.0.0.0/24 \
     --service-account-issuer=https://kubernetes.default.svc \
     --service-account-key-file="$dir/pki/sa.pub" --service-account-signing-key-file="$dir/pki/sa.key" \
     --disable-admission-plugins=ServiceAccount --enable-priority-and-fairness=false \
-    --endpoint-reconciler-type=none \
+    --endpoint-reconciler-type=none --api-audiences=https://kubernetes.default.svc \
     >"$dir/logs/kube-apiserver.log" 2>&1 &
   echo $! >"$dir/apiserver.pid"
   local url=https://127.0.0.1:$kas_port
@@ -232,46 +238,59 @@ cmd_up() {
   write_kubeconfig "$dir/notebook.kubeconfig" "$NOTEBOOK_USER" "$notebook_token" "$url" "$ca"
   write_kubeconfig "$dir/api.kubeconfig" "$API_USER" "$api_token" "$url" "$ca"
 
-  local crd_kind
-  crd_kind=$("$here/prepare-crd.sh" "$dir/rayjob-crd.json")
-  # create, not apply: the real CRD is too big for the last-applied annotation.
-  "$kubectl" --kubeconfig "$dir/admin.kubeconfig" create -f "$dir/rayjob-crd.json" >/dev/null ||
-    die "could not create the RayJob CRD"
-  # Poll rather than `kubectl wait`: kubectl 1.32's wait fails on a CRD with no conditions yet.
-  local established="" i
-  for ((i = 0; i < 600; i++)); do
-    established=$("$kubectl" --kubeconfig "$dir/admin.kubeconfig" get crd rayjobs.ray.io \
-      -o 'jsonpath={.status.conditions[?(@.type=="Established")].status}' 2>/dev/null || true)
-    [[ $established == True ]] && break
-    sleep 0.1
+  # The CRDs, verbatim. `create`, not `apply`: the RayJob CRD is too big for the last-applied
+  # annotation of client-side apply.
+  local crd_list crd_kind crd_files=() f names=()
+  crd_list=$("$here/crds.sh") || die "crds.sh found no CRD to install"
+  crd_kind=$(head -n1 <<<"$crd_list")
+  crd_kind=${crd_kind#CRD_KIND=}
+  mapfile -t crd_files < <(tail -n +2 <<<"$crd_list")
+  for f in "${crd_files[@]}"; do
+    names+=("$("$kubectl" --kubeconfig "$dir/admin.kubeconfig" create -o name -f "$f")") ||
+      die "could not create the CRD in $f"
   done
-  [[ $established == True ]] || die "the RayJob CRD is not Established after 60 s"
-  log "RayJob CRD established ($crd_kind)"
+  "$kubectl" --kubeconfig "$dir/admin.kubeconfig" wait --for=condition=Established --timeout=60s \
+    "${names[@]}" >/dev/null || die "CRDs ${names[*]} not Established after 60 s"
+  log "CRDs established ($crd_kind): ${names[*]}"
 
   cat >"$dir/env" <<EOF
 KUBECTL=$kubectl
 KUBE_BIN=$kube_bin
+KUBE_VERSION=$("$kube_bin/kube-apiserver" --version | sed -n 's/^Kubernetes //p')
 APISERVER_URL=$url
 APISERVER_CA=$ca
 ETCD_PORT=$etcd_port
 APISERVER_PORT=$kas_port
 ETCD_PID=$(<"$dir/etcd.pid")
 APISERVER_PID=$(<"$dir/apiserver.pid")
-CRD_KIND=${crd_kind%% *}
+CRD_KIND=$crd_kind
+CRD_FILES=$(IFS=:; echo "${crd_files[*]}")
 EOF
   cmd_namespace "$dir" tenant-a
 
   if [[ $with_kcm == 1 ]]; then
     "$kube_bin/kube-controller-manager" --kubeconfig="$dir/admin.kubeconfig" \
-      --controllers=resourcequota,garbagecollector,namespace \
       --use-service-account-credentials=false --leader-elect=false \
-      --bind-address=127.0.0.1 --secure-port="$kcm_port" --port=0 \
+      --service-account-private-key-file="$dir/pki/sa.key" --root-ca-file="$ca" \
+      --resource-quota-sync-period=5s --concurrent-gc-syncs=5 \
+      --bind-address=127.0.0.1 --secure-port="$kcm_port" \
       --cert-dir="$dir/kcm-certs" --v=2 >"$dir/logs/kube-controller-manager.log" 2>&1 &
     echo $! >"$dir/kcm.pid"
-    wait_ok "https://127.0.0.1:$kcm_port/healthz" 30 ||
-      die "kube-controller-manager not healthy after 30 s; see $dir/logs/kube-controller-manager.log"
+    wait_ok "https://127.0.0.1:$kcm_port/healthz" 60 ||
+      die "kube-controller-manager not healthy after 60 s; see $dir/logs/kube-controller-manager.log"
     printf 'KCM_PORT=%s\nKCM_PID=%s\n' "$kcm_port" "$(<"$dir/kcm.pid")" >>"$dir/env"
     log "kube-controller-manager healthy on 127.0.0.1:$kcm_port"
+  fi
+  if [[ $with_sched == 1 ]]; then
+    "$kube_bin/kube-scheduler" --kubeconfig="$dir/admin.kubeconfig" \
+      --authentication-kubeconfig="$dir/admin.kubeconfig" --authorization-kubeconfig="$dir/admin.kubeconfig" \
+      --leader-elect=false --bind-address=127.0.0.1 --secure-port="$sched_port" \
+      --cert-dir="$dir/sched-certs" --v=2 >"$dir/logs/kube-scheduler.log" 2>&1 &
+    echo $! >"$dir/scheduler.pid"
+    wait_ok "https://127.0.0.1:$sched_port/healthz" 60 ||
+      die "kube-scheduler not healthy after 60 s; see $dir/logs/kube-scheduler.log"
+    printf 'SCHED_PORT=%s\nSCHED_PID=%s\n' "$sched_port" "$(<"$dir/scheduler.pid")" >>"$dir/env"
+    log "kube-scheduler healthy on 127.0.0.1:$sched_port"
   fi
   log "up in $(elapsed "$t0") s; kubeconfigs in $dir"
   trap - EXIT
@@ -279,11 +298,18 @@ EOF
 
 case "${1:-}" in
   up)
-    [[ $# -ge 2 ]] || die "usage: cluster.sh up DIR [--controller-manager]"
-    kcm=0
-    [[ ${3:-} == --controller-manager ]] && kcm=1
-    [[ $# -le 3 && (${3:-} == "" || $kcm == 1) ]] || die "unknown argument: ${3:-}"
-    cmd_up "$2" "$kcm"
+    [[ $# -ge 2 ]] || die "usage: cluster.sh up DIR [--controller-manager] [--scheduler]"
+    dir_arg=$2
+    kcm=0 sched=0
+    shift 2
+    for opt in "$@"; do
+      case $opt in
+        --controller-manager) kcm=1 ;;
+        --scheduler) sched=1 ;;
+        *) die "unknown argument: $opt" ;;
+      esac
+    done
+    cmd_up "$dir_arg" "$kcm" "$sched"
     ;;
   down)
     [[ $# -eq 2 ]] || die "usage: cluster.sh down DIR"
@@ -293,5 +319,5 @@ case "${1:-}" in
     [[ $# -eq 3 ]] || die "usage: cluster.sh namespace DIR NAME"
     cmd_namespace "$2" "$3"
     ;;
-  *) die "usage: cluster.sh up DIR [--controller-manager] | down DIR | namespace DIR NAME" ;;
+  *) die "usage: cluster.sh up DIR [--controller-manager] [--scheduler] | down DIR | namespace DIR NAME" ;;
 esac
