@@ -18,7 +18,7 @@ What a PodIdentityEnv runs, and stops (by PID, in reverse order, also when the t
   pods.eks.amazonaws.com, bound to a Secret so that it can be invalidated, like an expired token).
 
 Every wait is bounded and names what it waited for. Runs with the identity-tools venv's Python
-(minio, boto3; see tools_python()).
+(minio, boto3, PyYAML: test/identity/run.sh).
 """
 import hashlib
 import json

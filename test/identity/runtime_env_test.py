@@ -15,9 +15,12 @@ the namespace has no route to any index.
      writes to tenant-a's bucket; the runner's diagnostics land there too.
   2. The same job without it fails with botocore 1.29.76's "Unsupported host '169.254.170.23'"
      error, and writes nothing.
-  3. The notebook spelling (`ray.init(runtime_env={"pip": [...]})` from the docs): the driver keeps
+  3. The pinned runtime env plus an s3:// working_dir fails before the job starts, with the same
+     error: Ray's runtime-env agent downloads it with the node's own botocore (the limit the docs
+     give, and why image-contract denies s3:// working_dir on stock images).
+  4. The notebook spelling (`ray.init(runtime_env={"pip": [...]})` from the docs): the driver keeps
      the image's botocore and is refused, tasks get the pinned one and write.
-  4. `rayjob-guard check`: the stock-image example RayJob with the docs' runtimeEnvYAML is admitted
+  5. `rayjob-guard check`: the stock-image example RayJob with the docs' runtimeEnvYAML is admitted
      by image-contract; the same RayJob without the pin is denied by image-contract.
 """
 import ast
@@ -134,6 +137,19 @@ def main():
                 fail("the unpinned job wrote to the bucket")
             line = next(ln for ln in log.splitlines() if UNSUPPORTED in ln)
             print(f"ok: the same job without it: FAILED, botocore 1.29.76: {line.strip()[:150]}; nothing written")
+
+            # The documented limit: an s3:// working_dir is fetched by the node's own SDK (Ray's
+            # runtime-env agent, outside the job's virtualenv) before the pip pin applies.
+            s3_env = os.path.join(WORK, "runtime-env-s3-working-dir.yaml")
+            with open(s3_env, "w", encoding="utf-8") as f:
+                f.write(f"working_dir: s3://{bucket}/code/job.zip\n" + runtime_env_yaml)
+            doc, log = job("s3-working-dir", s3_env)
+            message = doc.get("message") or ""
+            if doc["status"] != "FAILED" or UNSUPPORTED not in message + log:
+                fail(f"the s3:// working_dir job ended {doc['status']}, want FAILED with {UNSUPPORTED!r}: "
+                     f"{message[-1500:]}\n{log[-1500:]}")
+            print(f"ok: the same pin with an s3:// working_dir: FAILED before the job ran "
+                  f"({message.splitlines()[0][:80]}...; {UNSUPPORTED}): the pin cannot help")
 
             name = "notebook"
             head.submit(name, ["python", NOTEBOOK, f"s3://{bucket}/remedy/notebook/", podid.S3_ENDPOINT, repr(notebook_env)])
