@@ -54,6 +54,18 @@ Status decode_containers(const Value& spec, std::string_view key, const Path& pa
     policy::Container container;
     RJG_RETURN_IF_ERROR(json::read_string(c, "name", cp, container.name));
     RJG_RETURN_IF_ERROR(json::read_string(c, "image", cp, container.image));
+    RJG_ASSIGN_OR_RETURN(const Value* env, json::read_array(c, "env", cp));
+    if (env != nullptr) {
+      const Path ep = cp.field("env");
+      container.env.reserve(env->Size());
+      for (rapidjson::SizeType e = 0; e < env->Size(); ++e) {
+        RJG_RETURN_IF_ERROR(json::check_object((*env)[e], ep.index(e)));
+        policy::EnvVar var;
+        RJG_RETURN_IF_ERROR(json::read_string((*env)[e], "name", ep.index(e), var.name));
+        RJG_RETURN_IF_ERROR(json::read_string((*env)[e], "value", ep.index(e), var.value));
+        container.env.push_back(std::move(var));
+      }
+    }
     RJG_ASSIGN_OR_RETURN(const Value* resources, json::read_object(c, "resources", cp));
     if (resources != nullptr) {
       const Path rp = cp.field("resources");
@@ -77,32 +89,35 @@ Status decode_pod_template(const Value& tmpl, const Path& path, policy::PodTempl
   return {};
 }
 
-// Reads the parts shared by head and worker groups: template, rayStartParams, resources.
-Status decode_group_common(const Value& group, const Path& path, policy::PodTemplate& pod_template,
-                           bool& sets_resources, bool& has_group_resources) {
+// Reads the parts shared by head and worker groups: template, rayStartParams, resources, labels.
+template <typename Group>
+Status decode_group_common(const Value& group, const Path& path, Group& out) {
   RJG_ASSIGN_OR_RETURN(const Value* tmpl, json::read_object(group, "template", path));
   if (tmpl != nullptr) {
-    RJG_RETURN_IF_ERROR(decode_pod_template(*tmpl, path.field("template"), pod_template));
+    RJG_RETURN_IF_ERROR(decode_pod_template(*tmpl, path.field("template"), out.pod_template));
   }
-  RJG_ASSIGN_OR_RETURN(const Value* params, json::read_object(group, "rayStartParams", path));
-  if (params != nullptr) {
+  std::optional<FlatMap<std::string>> params;
+  RJG_RETURN_IF_ERROR(json::read_string_map(group, "rayStartParams", path, params));
+  if (params) {
+    out.ray_start_params = std::move(*params);
     for (std::string_view key : {"num-cpus", "num-gpus", "memory", "resources"}) {
-      if (json::member(*params, key) != nullptr) {
-        sets_resources = true;
+      // The operator tests rayStartParams[key] != "".
+      const auto it = out.ray_start_params.find(key);
+      if (it != out.ray_start_params.end() && !it->second.empty()) {
+        out.ray_start_params_sets_resources = true;
       }
     }
   }
   RJG_ASSIGN_OR_RETURN(const Value* resources, json::read_object(group, "resources", path));
-  has_group_resources = resources != nullptr;
+  out.has_group_resources = resources != nullptr && resources->MemberCount() > 0;
+  RJG_RETURN_IF_ERROR(json::read_string_map(group, "labels", path, out.labels));
   return {};
 }
 
 Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClusterSpec& out) {
   RJG_ASSIGN_OR_RETURN(const Value* head, json::read_object(spec, "headGroupSpec", path));
   if (head != nullptr) {
-    RJG_RETURN_IF_ERROR(decode_group_common(
-        *head, path.field("headGroupSpec"), out.head.pod_template,
-        out.head.ray_start_params_sets_resources, out.head.has_group_resources));
+    RJG_RETURN_IF_ERROR(decode_group_common(*head, path.field("headGroupSpec"), out.head));
   }
   RJG_ASSIGN_OR_RETURN(const Value* workers, json::read_array(spec, "workerGroupSpecs", path));
   if (workers != nullptr) {
@@ -119,9 +134,10 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
       RJG_RETURN_IF_ERROR(json::read_int32(w, "maxReplicas", gp, group.max_replicas));
       RJG_RETURN_IF_ERROR(json::read_int32(w, "numOfHosts", gp, group.num_of_hosts));
       RJG_RETURN_IF_ERROR(json::read_bool(w, "suspend", gp, group.suspend));
-      RJG_RETURN_IF_ERROR(decode_group_common(w, gp, group.pod_template,
-                                              group.ray_start_params_sets_resources,
-                                              group.has_group_resources));
+      RJG_RETURN_IF_ERROR(
+          json::read_int32(w, "idleTimeoutSeconds", gp, group.idle_timeout_seconds));
+      RJG_RETURN_IF_ERROR(json::read_int32(w, "priority", gp, group.priority));
+      RJG_RETURN_IF_ERROR(decode_group_common(w, gp, group));
       out.worker_groups.push_back(std::move(group));
     }
   }
@@ -133,6 +149,18 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
     policy::AutoscalerOptions options;
     RJG_RETURN_IF_ERROR(json::read_string(*autoscaler, "image", ap, options.image));
     RJG_RETURN_IF_ERROR(json::read_string(*autoscaler, "version", ap, options.version));
+    RJG_RETURN_IF_ERROR(json::read_int32(*autoscaler, "idleTimeoutSeconds", ap,
+                                         options.idle_timeout_seconds));
+    RJG_ASSIGN_OR_RETURN(const Value* env, json::read_array(*autoscaler, "env", ap));
+    if (env != nullptr) {
+      for (rapidjson::SizeType e = 0; e < env->Size(); ++e) {
+        const Path ep = ap.field("env").index(e);
+        RJG_RETURN_IF_ERROR(json::check_object((*env)[e], ep));
+        std::string name;
+        RJG_RETURN_IF_ERROR(json::read_string((*env)[e], "name", ep, name));
+        options.env_names.push_back(std::move(name));
+      }
+    }
     RJG_ASSIGN_OR_RETURN(const Value* resources, json::read_object(*autoscaler, "resources", ap));
     if (resources != nullptr) {
       const Path rp = ap.field("resources");
@@ -150,6 +178,35 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
         json::read_bool(*auth, "enableK8sTokenAuth", ap, out.enable_k8s_token_auth));
   }
   RJG_RETURN_IF_ERROR(json::read_string(spec, "managedBy", path, out.managed_by));
+  RJG_ASSIGN_OR_RETURN(const Value* gcs_ft, json::read_object(spec, "gcsFaultToleranceOptions", path));
+  out.has_gcs_fault_tolerance_options = gcs_ft != nullptr;
+  if (gcs_ft != nullptr) {
+    const Path gp = path.field("gcsFaultToleranceOptions");
+    RJG_RETURN_IF_ERROR(json::read_string(*gcs_ft, "backend", gp, out.gcs_ft_backend));
+    RJG_ASSIGN_OR_RETURN(const Value* storage, json::read_object(*gcs_ft, "storage", gp));
+    out.gcs_ft_has_storage = storage != nullptr;
+  }
+  RJG_ASSIGN_OR_RETURN(const Value* upgrade, json::read_object(spec, "upgradeStrategy", path));
+  if (upgrade != nullptr) {
+    RJG_RETURN_IF_ERROR(json::read_string(*upgrade, "type", path.field("upgradeStrategy"),
+                                          out.upgrade_strategy_type));
+  }
+  RJG_ASSIGN_OR_RETURN(const Value* network, json::read_object(spec, "networkPolicy", path));
+  out.has_network_policy = network != nullptr;
+  RJG_ASSIGN_OR_RETURN(const Value* tls, json::read_object(spec, "tlsOptions", path));
+  out.has_tls_options = tls != nullptr;
+  RJG_ASSIGN_OR_RETURN(const Value* history,
+                       json::read_object(spec, "historyServerOptions", path));
+  out.has_history_server_options = history != nullptr;
+  if (history != nullptr) {
+    const Path hp = path.field("historyServerOptions");
+    RJG_ASSIGN_OR_RETURN(const Value* collector, json::read_object(*history, "collectorOptions", hp));
+    out.has_collector_options = collector != nullptr;
+    if (collector != nullptr) {
+      RJG_RETURN_IF_ERROR(json::read_string(*collector, "image", hp.field("collectorOptions"),
+                                            out.collector_image));
+    }
+  }
   return {};
 }
 
@@ -207,6 +264,11 @@ Status decode_metadata(const Value& meta, const Path& path, policy::ObjectMeta& 
       json::read_string_map(meta, "annotations", path, annotations, policy::kAnnotationPrefix));
   if (annotations) {
     out.annotations = std::move(*annotations);
+  }
+  std::optional<FlatMap<std::string>> ray_annotations;
+  RJG_RETURN_IF_ERROR(json::read_string_map(meta, "annotations", path, ray_annotations, "ray.io/"));
+  if (ray_annotations) {
+    out.ray_annotations = std::move(*ray_annotations);
   }
   RJG_RETURN_IF_ERROR(json::read_string_list(meta, "finalizers", path, out.finalizers));
   return {};
@@ -323,6 +385,11 @@ policy::RuntimeEnv parse_runtime_env(std::string_view yaml_text) {
   const YamlDoc& doc = parsed.value();
   constexpr YamlDoc::Index kRoot = 0;
   const YamlKind root_kind = doc.empty() ? YamlKind::kNull : doc.kind(kRoot);
+  // YAML null (`null`, `~`, only comments) unmarshals into an empty map for the operator
+  // (UnmarshalRuntimeEnvYAML): no runtime env, accepted.
+  if (root_kind == YamlKind::kNull) {
+    return env;
+  }
   if (root_kind != YamlKind::kMapping) {
     env.parse = policy::RuntimeEnv::Parse::kNotMapping;
     env.parse_error = root_kind == YamlKind::kSequence ? "a YAML sequence, not a mapping"

@@ -13,6 +13,7 @@
 #include "admission/json_reader.hpp"
 #include "admission/yaml_to_json.hpp"
 #include "common/file.hpp"
+#include "policy/kuberay_versions.hpp"
 #include "policy/pod_footprint.hpp"
 
 namespace rjg::admission {
@@ -141,9 +142,33 @@ Status decode_kuberay(const Value& k, const Path& path, policy::KubeRayConfig& o
   const Value* gates = nullptr;
   RJG_RETURN_IF_ERROR(object_member(k, "featureGates", path, gates));
   if (gates != nullptr) {
+    // Every gate of the version is accepted (policy/kuberay_versions.cpp), none of another.
     const Path gp = path.field("featureGates");
-    RJG_RETURN_IF_ERROR(only_keys(*gates, gp, {"RayJobDeletionPolicy"}));
-    RJG_RETURN_IF_ERROR(json::read_bool(*gates, "RayJobDeletionPolicy", gp, gate));
+    for (auto it = gates->MemberBegin(); it != gates->MemberEnd(); ++it) {
+      const std::string_view name = json::key_of(*it);
+      if (!policy::feature_gate_default(name, out.version)) {
+        const std::string vt =
+            std::to_string(out.version.major) + "." + std::to_string(out.version.minor);
+        const std::string known = policy::feature_gate_names(out.version);
+        bool elsewhere = false;
+        for (const policy::FeatureGateSpan& g : policy::feature_gate_table()) {
+          elsewhere = elsewhere || g.name == name;
+        }
+        return invalid_argument(
+            gp.field(name).str() +
+            (elsewhere ? ": the gate does not exist in KubeRay " + vt
+                       : std::string(": unknown key: no KubeRay version has this feature gate")) +
+            " (kuberay.version " + vt + " has " +
+            (known.empty() ? std::string("no feature gates") : "the gates " + known) + ")");
+      }
+      std::optional<bool> value;
+      RJG_RETURN_IF_ERROR(json::read_bool(*gates, name, gp, value));
+      if (name == "RayJobDeletionPolicy") {
+        gate = value;
+      } else if (value) {
+        out.feature_gates.emplace(std::string(name), *value);
+      }
+    }
   }
   return {};
 }
@@ -417,13 +442,8 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
     RJG_RETURN_IF_ERROR(decode_kuberay(*section, path.field("kuberay"), out.kuberay, gate));
   }
   const policy::KubeRayVersion v = out.kuberay.version;
-  if (gate && v < policy::KubeRayVersion{1, 3}) {
-    return invalid_argument(
-        "kuberay.featureGates.RayJobDeletionPolicy: the gate does not exist before KubeRay 1.3 "
-        "(kuberay.version is " +
-        version_text(v) + ")");
-  }
-  out.kuberay.ray_job_deletion_policy_gate = gate.value_or(v >= policy::KubeRayVersion{1, 6});
+  out.kuberay.ray_job_deletion_policy_gate =
+      gate.value_or(policy::feature_gate_default("RayJobDeletionPolicy", v).value_or(false));
   RJG_RETURN_IF_ERROR(object_member(root, "lifecycle", path, section));
   if (section != nullptr) {
     RJG_RETURN_IF_ERROR(decode_lifecycle(*section, path.field("lifecycle"), out.lifecycle));
@@ -492,6 +512,9 @@ std::string canonical_form(const policy::PolicyConfig& c) {
   o << "rayjob-guard.io/v1 Policy\n";
   o << "kuberay.version=" << version_text(c.kuberay.version) << '\n';
   o << "kuberay.gate=" << c.kuberay.ray_job_deletion_policy_gate << '\n';
+  for (const auto& [name, on] : c.kuberay.feature_gates) {
+    o << "kuberay.featureGates." << name << '=' << on << '\n';
+  }
   const policy::LifecycleConfig& l = c.lifecycle;
   o << "lifecycle=" << mode_name(l.mode) << ' ' << l.max_succeeded_ttl_seconds << ' '
     << l.min_failed_ttl_seconds << ' ' << l.max_failed_ttl_seconds << ' '

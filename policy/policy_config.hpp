@@ -5,6 +5,7 @@
 #pragma once
 
 #include <array>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,6 +37,10 @@ struct KubeRayConfig {
   // kuberay.featureGates.RayJobDeletionPolicy: whether the operator runs with the gate on.
   // Default: the compiled default of `version` (on from 1.6, off in 1.3-1.5, absent before).
   bool ray_job_deletion_policy_gate = true;
+  // kuberay.featureGates other than RayJobDeletionPolicy, as set in the policy: any gate of
+  // `version` (policy/kuberay_versions.cpp lists them with their compiled defaults). A gate not
+  // listed runs at its compiled default, as the operator does (see feature_gate_on).
+  std::map<std::string, bool, std::less<>> feature_gates;
 };
 
 struct LifecycleConfig {

@@ -18,11 +18,18 @@ namespace rjg::policy {
 // a finding with a field path instead of a decode failure.
 using ResourceList = FlatMap<std::string>;
 
+// One env entry of a container: the operator reads the head container's env by name.
+struct EnvVar {
+  std::string name;
+  std::optional<std::string> value;  // absent for valueFrom
+};
+
 struct Container {
   std::string name;
   std::string image;                     // empty when absent
   std::optional<ResourceList> requests;  // absent vs {} matters for messages only
   std::optional<ResourceList> limits;
+  std::vector<EnvVar> env{};  // env[], as written
 };
 
 // A corev1.PodTemplateSpec, reduced to what the rules read.
@@ -37,14 +44,18 @@ struct AutoscalerOptions {
   std::optional<ResourceList> requests;  // autoscalerOptions.resources.requests
   std::optional<ResourceList> limits;    // autoscalerOptions.resources.limits
   std::optional<std::string> version;    // "v1" | "v2"
+  std::optional<std::int64_t> idle_timeout_seconds;  // autoscalerOptions.idleTimeoutSeconds
+  std::vector<std::string> env_names;                // autoscalerOptions.env[].name
 };
 
 struct HeadGroup {
   PodTemplate pod_template;  // headGroupSpec.template (required by the CRD)
-  // True when rayStartParams sets num-cpus, num-gpus, memory or resources, which may not be
-  // combined with the group-level `resources` field.
+  // True when rayStartParams sets num-cpus, num-gpus, memory or resources to a non-empty value,
+  // which may not be combined with a non-empty group-level `resources` field.
   bool ray_start_params_sets_resources = false;
-  bool has_group_resources = false;  // headGroupSpec.resources present
+  bool has_group_resources = false;  // headGroupSpec.resources present and non-empty
+  FlatMap<std::string> ray_start_params;      // rayStartParams, as written
+  std::optional<FlatMap<std::string>> labels;  // headGroupSpec.labels (KubeRay 1.5+)
 };
 
 struct WorkerGroup {
@@ -54,9 +65,13 @@ struct WorkerGroup {
   std::optional<std::int64_t> max_replicas;
   std::optional<std::int64_t> num_of_hosts;
   std::optional<bool> suspend;
+  std::optional<std::int64_t> idle_timeout_seconds;  // idleTimeoutSeconds
+  std::optional<std::int64_t> priority;              // priority (KubeRay 1.7)
   PodTemplate pod_template;
   bool ray_start_params_sets_resources = false;
   bool has_group_resources = false;
+  FlatMap<std::string> ray_start_params;
+  std::optional<FlatMap<std::string>> labels;
 };
 
 struct RayClusterSpec {
@@ -69,6 +84,16 @@ struct RayClusterSpec {
   std::optional<std::string> auth_mode;
   std::optional<bool> enable_k8s_token_auth;
   std::optional<std::string> managed_by;
+  bool has_gcs_fault_tolerance_options = false;  // gcsFaultToleranceOptions present
+  std::optional<std::string> gcs_ft_backend;      // gcsFaultToleranceOptions.backend (1.7)
+  bool gcs_ft_has_storage = false;                // gcsFaultToleranceOptions.storage (1.7)
+  std::optional<std::string> upgrade_strategy_type;  // upgradeStrategy.type (1.6+)
+  // KubeRay 1.7 options, each behind a feature gate.
+  bool has_network_policy = false;         // networkPolicy
+  bool has_tls_options = false;            // tlsOptions
+  bool has_history_server_options = false;  // historyServerOptions
+  bool has_collector_options = false;       // historyServerOptions.collectorOptions
+  std::optional<std::string> collector_image;  // historyServerOptions.collectorOptions.image
 };
 
 // One deletionStrategy.deletionRules[] item.
@@ -122,6 +147,9 @@ struct ObjectMeta {
   // annotation or any label. The decoders still check that every annotation and label value is a
   // string.
   FlatMap<std::string> annotations;
+  // The annotations under ray.io/ (ray.io/ft-enabled, ray.io/external-storage-namespace), which
+  // the operator's ValidateRayClusterSpec reads.
+  FlatMap<std::string> ray_annotations;
   std::vector<std::string> finalizers;
 };
 

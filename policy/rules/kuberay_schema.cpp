@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "policy/field_paths.hpp"
+#include "policy/kuberay_versions.hpp"
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
@@ -28,6 +29,172 @@ constexpr std::string_view kClusterNameKey = "ray.io/cluster";
 
 constexpr std::array<std::string_view, 4> kDeletionPolicies = {"DeleteCluster", "DeleteWorkers",
                                                                "DeleteSelf", "DeleteNone"};
+
+// Each check the operator runs after admission, with the minor versions (1.from .. 1.to) whose
+// operator runs it (read in ray-operator/controllers/ray/utils/validation.go and, before 1.3,
+// rayjob_controller.go at each tag). kuberay-rayjob.md §7.3 is the summary.
+enum class Op {
+  kSuspendNeedsShutdown,      // suspend requires shutdownAfterJobFinishes
+  kSuspendWithSelector,       // no suspend in clusterSelector mode
+  kClusterSpecOrSelector,     // one of rayClusterSpec / clusterSelector
+  kRuntimeEnvMapping,         // runtimeEnvYAML parses to a mapping
+  kActiveDeadlinePositive,    // activeDeadlineSeconds > 0
+  kBackoffLimitNonNegative,   // backoffLimit >= 0
+  kDeletionPolicy,            // spec.deletionPolicy: gate, compatibility
+  kMetadataName,              // name <= 47 characters, DNS-1035
+  kTtl,                       // TTL >= 0, TTL > 0 needs shutdown
+  kInteractiveNoBackoff,      // InteractiveMode: backoffLimit 0
+  kClusterSpec,               // ValidateRayClusterSpec on the RayJob's rayClusterSpec
+  kDeletionStrategy,          // spec.deletionStrategy: gate, forms, rules
+  kSelectorClusterKey,        // clusterSelector[ray.io/cluster] non-empty
+  kSelectorNoSidecar,         // no SidecarMode with clusterSelector
+  kSidecarRules,              // SidecarMode: no submitter template/config, head restartPolicy
+  kGroupResources,            // rayStartParams resources vs group resources
+  kGroupLabels,               // group labels: syntax, not in rayStartParams
+  kAutoscalerV2EnvAlone,      // RAY_enable_autoscaler_v2=1|true without autoscaling
+  kSelectorNoBackoff,         // no backoffLimit > 0 with clusterSelector
+  kNoK8sTokenAuth,            // authOptions.enableK8sTokenAuth unsupported for RayJob
+  kPreRunningPositive,        // preRunningDeadlineSeconds > 0
+  kWorkerReplicaBounds,       // min/max set without autoscaling, >= 0, min <= max
+  kIdleTimeouts,              // idleTimeoutSeconds >= 0, worker ones need autoscaler v2
+  kAuthTokenRayVersion,       // authOptions.mode token needs rayVersion >= 2.52.0
+  kDeploymentCondition,       // deletion rules may use condition.jobDeploymentStatus
+  kWorkerPriority,            // worker priority needs Ray 2.56.0 and autoscaler v2
+  kGatedClusterOptions,       // networkPolicy, tlsOptions, historyServerOptions need gates
+  kUpgradeStrategy,           // the RayJob's RayCluster may not set upgradeStrategy.type
+  kAutoscalerStartCmdEnv,     // autoscalerOptions.env may not set KUBERAY_GEN_AUTOSCALER_START_CMD
+  kGcsBackend,                // gcsFaultToleranceOptions.backend rocksdb: gate, no redis fields
+};
+
+struct OpSpan {
+  Op op;
+  int from;
+  int to;
+};
+
+constexpr std::array<OpSpan, 30> kOperatorChecks = {{
+    {Op::kSuspendNeedsShutdown, 1, 7},
+    {Op::kSuspendWithSelector, 1, 7},
+    {Op::kClusterSpecOrSelector, 1, 7},
+    {Op::kRuntimeEnvMapping, 1, 7},
+    {Op::kActiveDeadlinePositive, 1, 7},
+    {Op::kBackoffLimitNonNegative, 2, 7},
+    {Op::kDeletionPolicy, 3, 4},
+    {Op::kMetadataName, 4, 7},
+    {Op::kTtl, 4, 7},
+    {Op::kInteractiveNoBackoff, 4, 7},
+    {Op::kClusterSpec, 4, 7},
+    {Op::kDeletionStrategy, 5, 7},
+    {Op::kSelectorClusterKey, 5, 7},
+    {Op::kSelectorNoSidecar, 5, 7},
+    {Op::kSidecarRules, 5, 7},
+    {Op::kGroupResources, 5, 7},
+    {Op::kGroupLabels, 5, 7},
+    {Op::kAutoscalerV2EnvAlone, 5, 7},
+    {Op::kSelectorNoBackoff, 6, 7},
+    {Op::kNoK8sTokenAuth, 6, 7},
+    {Op::kPreRunningPositive, 6, 7},
+    {Op::kWorkerReplicaBounds, 6, 7},
+    {Op::kIdleTimeouts, 6, 7},
+    {Op::kAuthTokenRayVersion, 6, 7},
+    {Op::kDeploymentCondition, 6, 7},
+    {Op::kWorkerPriority, 7, 7},
+    {Op::kGatedClusterOptions, 7, 7},
+    // ValidateRayClusterUpgradeOptions runs on the RayCluster the RayJob creates, which carries
+    // the originated-from-RayJob label: the RayJob then waits in Initializing forever.
+    {Op::kUpgradeStrategy, 6, 7},
+    {Op::kAutoscalerStartCmdEnv, 7, 7},
+    {Op::kGcsBackend, 7, 7},
+}};
+
+// RayJob fields that exist only in some versions (the CRD at each tag). `since` 0 with `until`
+// set means "until `until`"; `unset_is` is the value a newer CRD writes as its default, which is
+// what the older operator does without the field, so it is not reported.
+enum class Field {
+  kActiveDeadlineSeconds,
+  kNumOfHosts,
+  kBackoffLimit,
+  kSubmitterConfig,
+  kManagedBy,
+  kClusterManagedBy,
+  kWorkerSuspend,
+  kPreRunningDeadlineSeconds,
+  kDeletionPolicy,
+  kDeletionStrategy,
+};
+
+struct FieldSpan {
+  Field field;
+  int from;
+  int to;
+  std::string_view hint;  // what to do instead, for a version that does not know the field
+};
+
+constexpr std::array<FieldSpan, 10> kFields = {{
+    {Field::kActiveDeadlineSeconds, 1, 7,
+     "KubeRay 1.0 has no run deadline; remove activeDeadlineSeconds"},
+    {Field::kNumOfHosts, 1, 7, "every replica is one Pod here; remove numOfHosts and scale replicas"},
+    {Field::kBackoffLimit, 2, 7,
+     "the operator does not retry RayJobs; remove backoffLimit and resubmit on failure"},
+    {Field::kSubmitterConfig, 2, 7,
+     "the submitter Job's backoffLimit is fixed at 2; remove submitterConfig"},
+    {Field::kManagedBy, 3, 7, "remove managedBy"},
+    {Field::kClusterManagedBy, 3, 7, "remove managedBy"},
+    {Field::kWorkerSuspend, 3, 7, "remove suspend and set replicas instead"},
+    {Field::kPreRunningDeadlineSeconds, 6, 7, ""},  // hint depends on the version, see below
+    {Field::kDeletionPolicy, 3, 4, ""},
+    {Field::kDeletionStrategy, 5, 7, ""},
+}};
+
+// Schema rules of the CRD (required fields, enums) that differ by version.
+enum class Crd {
+  kEntrypointRequired,  // spec.entrypoint is required (optional from 1.3, InteractiveMode)
+  kManagedByValues,     // managedBy is ray.io/kuberay-operator or kueue.x-k8s.io/multikueue
+};
+
+struct CrdSpan {
+  Crd rule;
+  int from;
+  int to;
+};
+
+constexpr std::array<CrdSpan, 2> kCrdRules = {{
+    {Crd::kEntrypointRequired, 0, 2},
+    {Crd::kManagedByValues, 3, 7},
+}};
+
+bool crd_has(Crd rule, KubeRayVersion v) {
+  for (const CrdSpan& s : kCrdRules) {
+    if (s.rule == rule) {
+      return v.major == 1 && v.minor >= s.from && v.minor <= s.to;
+    }
+  }
+  return false;
+}
+
+bool runs(Op op, KubeRayVersion v) {
+  for (const OpSpan& s : kOperatorChecks) {
+    if (s.op == op) {
+      return v.major == 1 && v.minor >= s.from && v.minor <= s.to;
+    }
+  }
+  return false;
+}
+
+const FieldSpan& field_span(Field f) {
+  for (const FieldSpan& s : kFields) {
+    if (s.field == f) {
+      return s;
+    }
+  }
+  assert(false);
+  return kFields[0];
+}
+
+bool knows(Field f, KubeRayVersion v) {
+  const FieldSpan& s = field_span(f);
+  return v.major == 1 && v.minor >= s.from && v.minor <= s.to;
+}
 
 std::string quoted(std::string_view v) { return "\"" + std::string(v) + "\""; }
 
@@ -112,6 +279,97 @@ bool restart_policy_ok(const PodTemplate& t) {
   return !t.restart_policy || t.restart_policy->empty() || *t.restart_policy == "Never";
 }
 
+const EnvVar* env_var(const PodTemplate& t, std::string_view name) {
+  // The operator reads the Ray container, containers[0] (RayContainerIndex).
+  if (t.containers.empty()) {
+    return nullptr;
+  }
+  for (const EnvVar& e : t.containers.front().env) {
+    if (e.name == name) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+bool is_true_text(const std::optional<std::string>& v) { return v && (*v == "1" || *v == "true"); }
+
+std::string lower(std::string s) {
+  for (char& c : s) {
+    if (c >= 'A' && c <= 'Z') {
+      c = static_cast<char>(c - 'A' + 'a');
+    }
+  }
+  return s;
+}
+
+const std::string* find_value(const FlatMap<std::string>& m, std::string_view key) {
+  const auto it = m.find(key);
+  return it == m.end() ? nullptr : &it->second;
+}
+
+bool non_empty(const FlatMap<std::string>& m, std::string_view key) {
+  const std::string* v = find_value(m, key);
+  return v != nullptr && !v->empty();
+}
+
+// k8s.io/apimachinery validation: a label value, and the name part of a qualified name.
+bool is_label_name_part(std::string_view s, std::size_t max) {
+  if (s.empty() || s.size() > max) {
+    return false;
+  }
+  auto alnum = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  if (!alnum(s.front()) || !alnum(s.back())) {
+    return false;
+  }
+  for (char c : s) {
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool is_dns1123_subdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) {
+    return false;
+  }
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t dot = s.find('.', start);
+    const std::string_view label = s.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    auto ok = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    if (label.empty() || !ok(label.front()) || !ok(label.back())) {
+      return false;
+    }
+    for (char c : label) {
+      if (!ok(c) && c != '-') {
+        return false;
+      }
+    }
+    if (dot == std::string_view::npos) {
+      return true;
+    }
+    start = dot + 1;
+  }
+}
+
+// IsQualifiedName: [prefix/]name, prefix a DNS-1123 subdomain, name at most 63 characters.
+bool is_qualified_name(std::string_view s) {
+  const std::size_t slash = s.find('/');
+  if (slash == std::string_view::npos) {
+    return is_label_name_part(s, 63);
+  }
+  if (s.find('/', slash + 1) != std::string_view::npos) {
+    return false;
+  }
+  return is_dns1123_subdomain(s.substr(0, slash)) && is_label_name_part(s.substr(slash + 1), 63);
+}
+
+bool is_label_value(std::string_view s) { return s.empty() || is_label_name_part(s, 63); }
+
 // Everything one check needs, and the wording shared by all messages.
 class Checker {
  public:
@@ -127,25 +385,35 @@ class Checker {
   void run();
 
  private:
-  bool since(int minor) const { return v_ >= KubeRayVersion{1, minor}; }
+  bool runs(Op op) const { return policy::runs(op, v_); }
+  bool knows(Field f) const { return policy::knows(f, v_); }
+  bool gate(std::string_view name) const { return feature_gate_on(policy_.kuberay, name); }
   bool shutdown() const { return spec_.shutdown_after_job_finishes.value_or(false); }
   bool selector_mode() const { return spec_.cluster_selector && !spec_.cluster_selector->empty(); }
+  // Whether the operator parks a rejected RayJob in ValidationFailed (1.5+) or requeues it.
+  bool parks() const { return v_ >= KubeRayVersion{1, 5}; }
 
   void add(std::string field, std::string message) {
     out_.push_back(Finding{RuleId::kKuberaySchema, Finding::Kind::kViolation, std::move(field),
                            std::move(message)});
   }
   // "<what is wrong>; <what the operator does>; <what to do>" for an operator-side rejection.
-  void rejects(std::string field, std::string_view wrong, std::string_view fix) {
+  void rejects(std::string field, std::string_view wrong, std::string_view fix,
+               std::string_view event = "InvalidRayJobSpec") {
     std::string consequence;
-    if (since(5)) {
+    if (parks()) {
       consequence = "the KubeRay " + ver_ +
                     " operator rejects this RayJob after admission and it stays in "
                     "ValidationFailed, holding quota";
-    } else {
+    } else if (event == "InvalidRayJobSpec") {
       consequence = "the KubeRay " + ver_ +
                     " operator rejects this RayJob after admission and requeues it forever "
                     "(Warning event InvalidRayJobSpec), so it never runs and holds quota";
+    } else {
+      consequence = "the KubeRay " + ver_ +
+                    " operator rejects this RayJob after admission and requeues it forever "
+                    "(Warning event " +
+                    std::string(event) + "), holding quota";
     }
     add(std::move(field), std::string(wrong) + "; " + consequence + "; " + std::string(fix));
   }
@@ -156,12 +424,14 @@ class Checker {
                               " CRD refuses this RayJob at the apiserver; " + std::string(fix));
   }
   // For a field the pinned version does not know.
-  void unknown(std::string field, std::string_view since_version, std::string_view instead) {
+  void unknown(std::string field, Field f, std::string_view instead) {
+    const FieldSpan& s = field_span(f);
+    const std::string when = "1." + std::to_string(s.from);
     add(std::move(field), "the KubeRay " + ver_ + " API does not know this field (it exists from " +
-                              std::string(since_version) +
+                              when +
                               "): the apiserver prunes it or the operator ignores it, so it "
                               "has no effect; " +
-                              std::string(instead));
+                              std::string(instead.empty() ? s.hint : instead));
   }
 
   void metadata();
@@ -171,9 +441,22 @@ class Checker {
   void deletion_strategy();
   void legacy_deletion(const DeletionStrategy& ds);
   void deletion_rules(const std::vector<DeletionRule>& rules);
+  // The one copy of the checks that a deletion policy fits the RayJob, shared by deletionPolicy
+  // (1.3-1.4), the legacy onSuccess/onFailure form and deletionRules (1.5+). `none_vs_shutdown`:
+  // whether DeleteNone with shutdownAfterJobFinishes is checked (not for rules, which forbid
+  // shutdown anyway). Returns false when it reported something.
+  bool policy_fits(const std::string& field, const std::string& policy, bool none_vs_shutdown);
   void cluster_selection();
   void submission_modes();
   void cluster_spec();
+  void group_checks(const std::string& path, std::string_view group, const PodTemplate& t,
+                    const FlatMap<std::string>& params, bool params_set_resources,
+                    bool has_resources, const std::optional<FlatMap<std::string>>& labels);
+  void fault_tolerance(const std::string& base);
+  void autoscaler(const std::string& base);
+  void worker_autoscaling(const std::string& wg, const WorkerGroup& g);
+  void gated_options(const std::string& base);
+  bool autoscaler_v2_chosen() const;
   void scalars();
   void crd_fields();
 
@@ -190,10 +473,6 @@ void Checker::run() {
   unknown_fields();
   crd_fields();
   metadata();
-  // KubeRay 1.0 validates nothing after admission (kuberay-rayjob.md §7.1).
-  if (!since(1)) {
-    return;
-  }
   suspend_and_ttl();
   deletion_policy();
   deletion_strategy();
@@ -205,106 +484,104 @@ void Checker::run() {
 
 void Checker::metadata() {
   const std::string& name = job_.metadata.name;
-  // An empty name is a generateName manifest in `check`: the apiserver picks it later.
-  if (!since(4) || name.empty()) {
+  // An empty name is a generateName manifest in `check`: the apiserver picks it later, as the
+  // prefix cut to 58 characters and 5 random lowercase letters and digits.
+  if (!runs(Op::kMetadataName)) {
     return;
   }
-  auto consequence = [this] {
-    return since(5) ? "the KubeRay " + ver_ +
-                          " operator rejects this RayJob after admission and it stays in "
-                          "ValidationFailed, holding quota"
-                    : "the KubeRay " + ver_ +
-                          " operator rejects this RayJob after admission and requeues it forever "
-                          "(Warning event InvalidRayJobMetadata), holding quota";
-  };
-  if (name.size() > kMaxRayJobNameLength) {
-    add("metadata.name", quoted(name) + " is " + std::to_string(name.size()) +
-                             " characters, more than the 47 KubeRay allows (the RayCluster name "
-                             "adds a 6-character suffix); " +
-                             consequence() + "; use a name of at most 47 characters");
+  std::string judged = name;
+  std::string shown = quoted(name);
+  std::string field = "metadata.name";
+  if (name.empty()) {
+    if (job_.metadata.generate_name.empty()) {
+      return;
+    }
+    judged = job_.metadata.generate_name.substr(0, 58) + "xxxxx";
+    shown = "generateName " + quoted(job_.metadata.generate_name) + " (plus 5 random characters)";
+    field = "metadata.generateName";
   }
-  if (!is_dns1035_label(name)) {
-    add("metadata.name",
-        quoted(name) + " is not a DNS-1035 label; " + consequence() +
-            "; use lowercase letters, digits and '-', starting with a letter and ending with a "
-            "letter or digit");
+  const std::string consequence =
+      parks() ? "the KubeRay " + ver_ +
+                    " operator rejects this RayJob after admission and it stays in "
+                    "ValidationFailed, holding quota"
+              : "the KubeRay " + ver_ +
+                    " operator rejects this RayJob after admission and requeues it forever "
+                    "(Warning event InvalidRayJobMetadata), holding quota";
+  if (judged.size() > kMaxRayJobNameLength) {
+    add(field, shown + " is " + std::to_string(judged.size()) +
+                   " characters, more than the 47 KubeRay allows (the RayCluster name "
+                   "adds a 6-character suffix); " +
+                   consequence + "; use a name of at most 47 characters" +
+                   (name.empty() ? " (a generateName of at most 42)" : ""));
+  }
+  if (!is_dns1035_label(judged)) {
+    add(field, shown + " is not a DNS-1035 label; " + consequence +
+                   "; use lowercase letters, digits and '-', starting with a letter and ending "
+                   "with a letter or digit");
   }
 }
 
 void Checker::unknown_fields() {
-  if (!since(1)) {
-    if (spec_.active_deadline_seconds) {
-      unknown("spec.activeDeadlineSeconds", "1.1",
-              "KubeRay 1.0 has no run deadline; remove activeDeadlineSeconds");
-    }
-    if (rc_ != nullptr) {
-      for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
-        const auto& hosts = rc_->worker_groups[i].num_of_hosts;
-        // 1 is what the operator does without the field, and a newer CRD writes it as a default.
-        if (hosts && *hosts != 1) {
-          unknown(worker_group_field(i) + ".numOfHosts", "1.1",
-                  "every replica is one Pod here; remove numOfHosts and scale replicas");
-        }
+  if (spec_.active_deadline_seconds && !knows(Field::kActiveDeadlineSeconds)) {
+    unknown("spec.activeDeadlineSeconds", Field::kActiveDeadlineSeconds, {});
+  }
+  if (rc_ != nullptr) {
+    for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
+      const WorkerGroup& g = rc_->worker_groups[i];
+      // 1 is what the operator does without the field, and a newer CRD writes it as a default.
+      if (g.num_of_hosts && *g.num_of_hosts != 1 && !knows(Field::kNumOfHosts)) {
+        unknown(worker_group_field(i) + ".numOfHosts", Field::kNumOfHosts, {});
+      }
+      if (g.suspend.value_or(false) && !knows(Field::kWorkerSuspend)) {
+        unknown(worker_group_field(i) + ".suspend", Field::kWorkerSuspend, {});
       }
     }
   }
-  if (!since(2)) {
-    // 0 is both "no retry" and a newer CRD's default, so only a real retry count is reported.
-    if (spec_.backoff_limit && *spec_.backoff_limit != 0) {
-      unknown("spec.backoffLimit", "1.2",
-              "the operator does not retry RayJobs; remove backoffLimit and resubmit on failure");
-    }
-    if (spec_.has_submitter_config) {
-      unknown("spec.submitterConfig", "1.2",
-              "the submitter Job's backoffLimit is fixed at 2; remove submitterConfig");
-    }
+  // 0 is both "no retry" and a newer CRD's default, so only a real retry count is reported.
+  if (spec_.backoff_limit && *spec_.backoff_limit != 0 && !knows(Field::kBackoffLimit)) {
+    unknown("spec.backoffLimit", Field::kBackoffLimit, {});
   }
-  if (!since(3)) {
-    if (spec_.managed_by) {
-      unknown("spec.managedBy", "1.3", "remove managedBy");
-    }
-    if (rc_ != nullptr && rc_->managed_by) {
-      unknown("spec.rayClusterSpec.managedBy", "1.3", "remove managedBy");
-    }
-    if (rc_ != nullptr) {
-      for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
-        if (rc_->worker_groups[i].suspend.value_or(false)) {
-          unknown(worker_group_field(i) + ".suspend", "1.3",
-                  "remove suspend and set replicas instead");
-        }
-      }
-    }
+  if (spec_.has_submitter_config && !knows(Field::kSubmitterConfig)) {
+    unknown("spec.submitterConfig", Field::kSubmitterConfig, {});
   }
-  if (!since(6) && spec_.pre_running_deadline_seconds) {
-    unknown("spec.preRunningDeadlineSeconds", "1.6",
-            since(1) ? "use activeDeadlineSeconds, which also ends a run that never starts"
-                     : "remove preRunningDeadlineSeconds");
+  if (spec_.managed_by && !knows(Field::kManagedBy)) {
+    unknown("spec.managedBy", Field::kManagedBy, {});
   }
-  if (spec_.deletion_policy && (!since(3) || since(5))) {
-    if (since(5)) {
+  if (rc_ != nullptr && rc_->managed_by && !knows(Field::kClusterManagedBy)) {
+    unknown("spec.rayClusterSpec.managedBy", Field::kClusterManagedBy, {});
+  }
+  if (spec_.pre_running_deadline_seconds && !knows(Field::kPreRunningDeadlineSeconds)) {
+    unknown("spec.preRunningDeadlineSeconds", Field::kPreRunningDeadlineSeconds,
+            knows(Field::kActiveDeadlineSeconds)
+                ? "use activeDeadlineSeconds, which also ends a run that never starts"
+                : "remove preRunningDeadlineSeconds");
+  }
+  if (spec_.deletion_policy && !knows(Field::kDeletionPolicy)) {
+    if (knows(Field::kDeletionStrategy)) {
       add("spec.deletionPolicy",
           "the KubeRay " + ver_ +
               " API does not know this field (it existed only in 1.3 and 1.4): the apiserver "
               "prunes it, so it has no effect; use deletionStrategy.deletionRules, e.g. "
               "{policy: DeleteSelf, condition: {jobStatus: SUCCEEDED, ttlSeconds: 60}}");
     } else {
-      unknown("spec.deletionPolicy", "1.3",
+      unknown("spec.deletionPolicy", Field::kDeletionPolicy,
               "set shutdownAfterJobFinishes: true and remove deletionPolicy");
     }
   }
-  if (spec_.deletion_strategy && !since(5)) {
-    unknown("spec.deletionStrategy", "1.5",
-            since(3) ? "use deletionPolicy: DeleteSelf with shutdownAfterJobFinishes: true"
-                     : "set shutdownAfterJobFinishes: true and remove deletionStrategy");
+  if (spec_.deletion_strategy && !knows(Field::kDeletionStrategy)) {
+    unknown("spec.deletionStrategy", Field::kDeletionStrategy,
+            knows(Field::kDeletionPolicy)
+                ? "use deletionPolicy: DeleteSelf with shutdownAfterJobFinishes: true"
+                : "set shutdownAfterJobFinishes: true and remove deletionStrategy");
   }
 }
 
 void Checker::suspend_and_ttl() {
-  if (spec_.suspend.value_or(false) && !shutdown()) {
+  if (runs(Op::kSuspendNeedsShutdown) && spec_.suspend.value_or(false) && !shutdown()) {
     rejects("spec.suspend", "suspend is true but shutdownAfterJobFinishes is not",
             "set shutdownAfterJobFinishes: true or remove suspend");
   }
-  if (!since(4) || !spec_.ttl_seconds_after_finished) {
+  if (!runs(Op::kTtl) || !spec_.ttl_seconds_after_finished) {
     return;
   }
   const std::int64_t ttl = *spec_.ttl_seconds_after_finished;
@@ -312,14 +589,38 @@ void Checker::suspend_and_ttl() {
     rejects("spec.ttlSecondsAfterFinished", std::to_string(ttl) + " is negative",
             "set ttlSecondsAfterFinished to 0 or more");
   } else if (ttl > 0 && !shutdown()) {
+    // With deletion rules (which forbid shutdown) the only fix is to drop the TTL.
+    const bool rules = spec_.deletion_strategy && spec_.deletion_strategy->deletion_rules &&
+                       !spec_.deletion_strategy->deletion_rules->empty();
     rejects("spec.ttlSecondsAfterFinished",
             std::to_string(ttl) + " is set but shutdownAfterJobFinishes is not true",
-            "set shutdownAfterJobFinishes: true, or remove ttlSecondsAfterFinished");
+            rules ? "remove ttlSecondsAfterFinished; each deletion rule carries its own ttlSeconds"
+                  : "set shutdownAfterJobFinishes: true, or remove ttlSecondsAfterFinished");
   }
 }
 
+bool Checker::policy_fits(const std::string& field, const std::string& p, bool none_vs_shutdown) {
+  bool fits = true;
+  if (selector_mode() && (p == "DeleteCluster" || p == "DeleteWorkers")) {
+    rejects(field, p + " cannot be used with clusterSelector (the cluster is not the RayJob's)",
+            "use DeleteSelf or DeleteNone");
+    fits = false;
+  }
+  if (p == "DeleteWorkers" && is_autoscaling(rc_)) {
+    rejects(field, "DeleteWorkers does not work with enableInTreeAutoscaling",
+            "use DeleteCluster or DeleteSelf");
+    fits = false;
+  }
+  if (none_vs_shutdown && p == "DeleteNone" && shutdown()) {
+    rejects(field, "DeleteNone contradicts shutdownAfterJobFinishes: true",
+            "use DeleteSelf, or set shutdownAfterJobFinishes: false");
+    fits = false;
+  }
+  return fits;
+}
+
 void Checker::deletion_policy() {
-  if (!spec_.deletion_policy || !since(3) || since(5)) {
+  if (!spec_.deletion_policy || !runs(Op::kDeletionPolicy)) {
     return;
   }
   const std::string field = "spec.deletionPolicy";
@@ -334,22 +635,11 @@ void Checker::deletion_policy() {
                 "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)");
     return;
   }
-  if (selector_mode() && (value == "DeleteCluster" || value == "DeleteWorkers")) {
-    rejects(field, value + " cannot be used with clusterSelector (the cluster is not the RayJob's)",
-            "use DeleteSelf or DeleteNone");
-  }
-  if (value == "DeleteWorkers" && is_autoscaling(rc_)) {
-    rejects(field, "DeleteWorkers does not work with enableInTreeAutoscaling",
-            "use DeleteCluster or DeleteSelf");
-  }
-  if (value == "DeleteNone" && shutdown()) {
-    rejects(field, "DeleteNone contradicts shutdownAfterJobFinishes: true",
-            "use DeleteSelf, or set shutdownAfterJobFinishes: false");
-  }
+  policy_fits(field, value, true);
 }
 
 void Checker::deletion_strategy() {
-  if (!spec_.deletion_strategy || !since(5)) {
+  if (!spec_.deletion_strategy || !runs(Op::kDeletionStrategy)) {
     return;
   }
   const DeletionStrategy& ds = *spec_.deletion_strategy;
@@ -417,19 +707,7 @@ void Checker::legacy_deletion(const DeletionStrategy& ds) {
     return;
   }
   for (const Side& side : sides) {
-    const std::string field = "spec.deletionStrategy." + std::string(side.name) + ".policy";
-    const std::string& p = *side.policy;
-    if (selector_mode() && (p == "DeleteCluster" || p == "DeleteWorkers")) {
-      rejects(field, p + " cannot be used with clusterSelector", "use DeleteSelf or DeleteNone");
-    }
-    if (p == "DeleteWorkers" && is_autoscaling(rc_)) {
-      rejects(field, "DeleteWorkers does not work with enableInTreeAutoscaling",
-              "use DeleteCluster or DeleteSelf");
-    }
-    if (p == "DeleteNone" && shutdown()) {
-      rejects(field, "DeleteNone contradicts shutdownAfterJobFinishes: true",
-              "use DeleteSelf, or set shutdownAfterJobFinishes: false");
-    }
+    policy_fits("spec.deletionStrategy." + std::string(side.name) + ".policy", *side.policy, true);
   }
 }
 
@@ -451,7 +729,7 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
         std::find(kDeletionPolicies.begin(), kDeletionPolicies.end(), policy) -
         kDeletionPolicies.begin());
   };
-  const bool deployment_known = since(6);
+  const bool deployment_known = runs(Op::kDeploymentCondition);
 
   for (std::size_t i = 0; i < rules.size(); ++i) {
     const DeletionRule& r = rules[i];
@@ -514,14 +792,8 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
       continue;
     }
     const std::string& p = *r.policy;
-    if (selector_mode() && (p == "DeleteCluster" || p == "DeleteWorkers")) {
-      rejects(base() + ".policy", p + " cannot be used with clusterSelector",
-              "use DeleteSelf or DeleteNone");
-      continue;
-    }
-    if (p == "DeleteWorkers" && is_autoscaling(rc_)) {
-      rejects(base() + ".policy", "DeleteWorkers does not work with enableInTreeAutoscaling",
-              "use DeleteCluster or DeleteSelf");
+    // The operator skips a rule that does not fit (its TTL takes no part in the order check).
+    if (!policy_fits(base() + ".policy", p, false)) {
       continue;
     }
     // Valid here: exactly one of jobStatus (SUCCEEDED or FAILED) and jobDeploymentStatus (Failed).
@@ -567,34 +839,31 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
 
 void Checker::cluster_selection() {
   const bool selector = selector_mode();
-  if (selector && spec_.suspend.value_or(false)) {
+  if (runs(Op::kSuspendWithSelector) && selector && spec_.suspend.value_or(false)) {
     rejects("spec.suspend", "suspend is not supported with clusterSelector",
             "remove suspend, or use rayClusterSpec");
   }
-  if (rc_ == nullptr && !selector) {
+  if (runs(Op::kClusterSpecOrSelector) && rc_ == nullptr && !selector) {
     rejects("spec.rayClusterSpec", "neither rayClusterSpec nor a non-empty clusterSelector is set",
             "describe the cluster in rayClusterSpec");
-  } else if (rc_ != nullptr && selector) {
-    add("spec.clusterSelector",
-        "set together with rayClusterSpec: the operator uses the existing cluster and ignores "
-        "rayClusterSpec; set exactly one of them (rayClusterSpec for a cluster of the RayJob's "
-        "own)");
   }
+  // Both set: every operator version accepts it, uses the existing cluster and still validates
+  // rayClusterSpec. cluster-selector reports the mode; nothing here.
   if (!selector) {
     return;
   }
-  if (since(5)) {
-    const auto it = spec_.cluster_selector->find(kClusterNameKey);
-    if (it == spec_.cluster_selector->end() || it->second.empty()) {
+  if (runs(Op::kSelectorClusterKey)) {
+    const std::string* name = find_value(*spec_.cluster_selector, kClusterNameKey);
+    if (name == nullptr || name->empty()) {
       rejects("spec.clusterSelector[ray.io/cluster]", "the cluster name is missing or empty",
               "set clusterSelector: {ray.io/cluster: <name of the RayCluster>}");
     }
-    if (spec_.submission_mode == "SidecarMode") {
-      rejects("spec.submissionMode", "SidecarMode cannot be used with clusterSelector",
-              "use K8sJobMode or HTTPMode");
-    }
   }
-  if (since(6) && spec_.backoff_limit.value_or(0) > 0) {
+  if (runs(Op::kSelectorNoSidecar) && spec_.submission_mode == "SidecarMode") {
+    rejects("spec.submissionMode", "SidecarMode cannot be used with clusterSelector",
+            "use K8sJobMode or HTTPMode");
+  }
+  if (runs(Op::kSelectorNoBackoff) && spec_.backoff_limit.value_or(0) > 0) {
     rejects("spec.backoffLimit", "retries are not supported with clusterSelector",
             "set backoffLimit: 0 or remove it");
   }
@@ -602,11 +871,12 @@ void Checker::cluster_selection() {
 
 void Checker::submission_modes() {
   const std::string mode = spec_.submission_mode.value_or("K8sJobMode");
-  if (since(4) && mode == "InteractiveMode" && spec_.backoff_limit.value_or(0) > 0) {
+  if (runs(Op::kInteractiveNoBackoff) && mode == "InteractiveMode" &&
+      spec_.backoff_limit.value_or(0) > 0) {
     rejects("spec.backoffLimit", "retries are not supported in InteractiveMode",
             "set backoffLimit: 0 or remove it");
   }
-  if (!since(5) || mode != "SidecarMode") {
+  if (!runs(Op::kSidecarRules) || mode != "SidecarMode") {
     return;
   }
   if (spec_.submitter_pod_template) {
@@ -623,40 +893,266 @@ void Checker::submission_modes() {
   }
 }
 
+void Checker::group_checks(const std::string& path, std::string_view group, const PodTemplate& t,
+                           const FlatMap<std::string>& params, bool params_set_resources,
+                           bool has_resources,
+                           const std::optional<FlatMap<std::string>>& labels) {
+  if (t.containers.empty()) {
+    rejects(path + ".template.spec.containers", "the " + std::string(group) + " Pod has no container",
+            "add the Ray " + std::string(group) + " container");
+  }
+  if (runs(Op::kGroupResources) && params_set_resources && has_resources) {
+    rejects(path + ".resources", "resources are set both here and in rayStartParams",
+            "use only one of them");
+  }
+  if (!runs(Op::kGroupLabels)) {
+    return;
+  }
+  if (params.contains("labels")) {
+    rejects(path + ".rayStartParams.labels", "rayStartParams labels are not supported",
+            "move them to the group's top-level labels field");
+  }
+  if (labels) {
+    for (const auto& [key, value] : *labels) {
+      if (!is_qualified_name(key)) {
+        rejects(path + ".labels[" + key + "]", quoted(key) + " is not a valid label key",
+                "use [prefix/]name with a DNS subdomain prefix and a name of at most 63 "
+                "letters, digits, '-', '_' or '.', starting and ending with a letter or digit");
+      }
+      if (!is_label_value(value)) {
+        rejects(path + ".labels[" + key + "]", quoted(value) + " is not a valid label value",
+                "use at most 63 letters, digits, '-', '_' or '.', starting and ending with a "
+                "letter or digit");
+      }
+    }
+  }
+}
+
+void Checker::fault_tolerance(const std::string& base) {
+  const PodTemplate& head = rc_->head.pod_template;
+  const FlatMap<std::string>& ann = job_.metadata.ray_annotations;
+  const bool options = rc_->has_gcs_fault_tolerance_options;
+  const std::string gcs = base + ".gcsFaultToleranceOptions";
+  if (options && non_empty(ann, "ray.io/ft-enabled")) {
+    rejects("metadata.annotations[ray.io/ft-enabled]",
+            "set together with gcsFaultToleranceOptions",
+            "remove the annotation; gcsFaultToleranceOptions alone enables GCS fault tolerance");
+  }
+  const std::string* ft = find_value(ann, "ray.io/ft-enabled");
+  const bool ft_enabled = options || (ft != nullptr && lower(*ft) == "true");
+  const std::string env = base + ".headGroupSpec.template.spec.containers[0].env";
+  if (head.containers.empty()) {
+    return;  // reported as a missing container; the operator stops there
+  }
+  if (!ft_enabled && env_var(head, "RAY_REDIS_ADDRESS") != nullptr) {
+    rejects(env, "RAY_REDIS_ADDRESS implicitly enables GCS fault tolerance, but "
+                 "gcsFaultToleranceOptions is not set",
+            "set gcsFaultToleranceOptions.redisAddress instead of the env var");
+  }
+  if (options) {
+    if (non_empty(rc_->head.ray_start_params, "redis-password")) {
+      rejects(base + ".headGroupSpec.rayStartParams.redis-password",
+              "not allowed with gcsFaultToleranceOptions",
+              "use gcsFaultToleranceOptions.redisPassword");
+    }
+    if (env_var(head, "REDIS_PASSWORD") != nullptr) {
+      rejects(env, "REDIS_PASSWORD is not allowed with gcsFaultToleranceOptions",
+              "use gcsFaultToleranceOptions.redisPassword");
+    }
+    if (env_var(head, "RAY_REDIS_ADDRESS") != nullptr) {
+      rejects(env, "RAY_REDIS_ADDRESS is not allowed with gcsFaultToleranceOptions",
+              "use gcsFaultToleranceOptions.redisAddress");
+    }
+    if (non_empty(ann, "ray.io/external-storage-namespace")) {
+      rejects("metadata.annotations[ray.io/external-storage-namespace]",
+              "not allowed with gcsFaultToleranceOptions",
+              "use gcsFaultToleranceOptions.externalStorageNamespace");
+    }
+  }
+  if (non_empty(rc_->head.ray_start_params, "redis-username")) {
+    rejects(base + ".headGroupSpec.rayStartParams.redis-username", "a Redis username is not "
+            "allowed here", "use gcsFaultToleranceOptions.redisUsername");
+  }
+  if (env_var(head, "REDIS_USERNAME") != nullptr) {
+    rejects(env, "REDIS_USERNAME is not allowed", "use gcsFaultToleranceOptions.redisUsername");
+  }
+}
+
+void Checker::autoscaler(const std::string& base) {
+  const PodTemplate& head = rc_->head.pod_template;
+  const bool autoscaling = is_autoscaling(rc_);
+  const std::string env = base + ".headGroupSpec.template.spec.containers[0].env";
+  const EnvVar* v2_env = env_var(head, "RAY_enable_autoscaler_v2");
+  if (runs(Op::kAutoscalerV2EnvAlone) && !autoscaling && v2_env != nullptr &&
+      is_true_text(v2_env->value)) {
+    rejects(env, "RAY_enable_autoscaler_v2=" + *v2_env->value + " without enableInTreeAutoscaling",
+            "set enableInTreeAutoscaling: true with autoscalerOptions.version: v2, or remove the "
+            "env var");
+  }
+  if (autoscaling && rc_->autoscaler_options && rc_->autoscaler_options->version &&
+      v2_env != nullptr) {
+    rejects(env, "RAY_enable_autoscaler_v2 is set together with autoscalerOptions.version",
+            "remove the env var; autoscalerOptions.version chooses the autoscaler");
+  }
+  if (is_autoscaler_v2(rc_)) {
+    if (!restart_policy_ok(head)) {
+      rejects(base + ".headGroupSpec.template.spec.restartPolicy",
+              quoted(*head.restart_policy) + " is not allowed with the v2 autoscaler",
+              "set restartPolicy: Never or remove it");
+    }
+    for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
+      const PodTemplate& t = rc_->worker_groups[i].pod_template;
+      if (!restart_policy_ok(t)) {
+        rejects(base + ".workerGroupSpecs[" + std::to_string(i) + "].template.spec.restartPolicy",
+                quoted(*t.restart_policy) + " is not allowed with the v2 autoscaler",
+                "set restartPolicy: Never or remove it");
+      }
+    }
+  }
+}
+
+// IsAutoscalingV2Enabled (autoscalerOptions.version v2, whether or not autoscaling is on), or
+// the head's RAY_enable_autoscaler_v2 env var set to 1 or true.
+bool Checker::autoscaler_v2_chosen() const {
+  if (rc_->autoscaler_options && rc_->autoscaler_options->version == "v2") {
+    return true;
+  }
+  const EnvVar* e = env_var(rc_->head.pod_template, "RAY_enable_autoscaler_v2");
+  return e != nullptr && is_true_text(e->value);
+}
+
+void Checker::worker_autoscaling(const std::string& wg, const WorkerGroup& g) {
+  if (rc_->head.pod_template.containers.empty()) {
+    return;  // the operator stops at the missing head container
+  }
+  if (runs(Op::kIdleTimeouts) && g.idle_timeout_seconds) {
+    if (*g.idle_timeout_seconds < 0) {
+      rejects(wg + ".idleTimeoutSeconds", std::to_string(*g.idle_timeout_seconds) + " is negative",
+              "set idleTimeoutSeconds to 0 or more");
+    } else if (!autoscaler_v2_chosen()) {
+      rejects(wg + ".idleTimeoutSeconds", "a worker group idle timeout needs the v2 autoscaler",
+              "set autoscalerOptions.version: v2, or remove idleTimeoutSeconds");
+    }
+  }
+  if (runs(Op::kWorkerPriority) && g.priority && *g.priority != 0) {
+    const std::string fix = "set rayVersion to 2.56.0 or later (and use a matching image)";
+    if (!rc_->ray_version || rc_->ray_version->empty()) {
+      rejects(wg + ".priority", "priority needs rayVersion 2.56.0 or later, which is not set", fix);
+    } else if (const auto parsed = parse_generic_version(*rc_->ray_version); !parsed) {
+      rejects("spec.rayClusterSpec.rayVersion", quoted(*rc_->ray_version) + " is not a version",
+              fix);
+    } else if (version_less(*parsed, {2, 56, 0})) {
+      rejects(wg + ".priority",
+              "priority needs Ray 2.56.0 or later, rayVersion is " + quoted(*rc_->ray_version), fix);
+    } else if (!autoscaler_v2_chosen()) {
+      rejects(wg + ".priority", "priority works only with the v2 autoscaler",
+              "set autoscalerOptions.version: v2, or remove priority");
+    }
+  }
+}
+
+void Checker::gated_options(const std::string& base) {
+  if (runs(Op::kIdleTimeouts) && rc_->autoscaler_options &&
+      rc_->autoscaler_options->idle_timeout_seconds &&
+      *rc_->autoscaler_options->idle_timeout_seconds < 0) {
+    rejects(base + ".autoscalerOptions.idleTimeoutSeconds",
+            std::to_string(*rc_->autoscaler_options->idle_timeout_seconds) + " is negative",
+            "set idleTimeoutSeconds to 0 or more");
+  }
+  if (runs(Op::kAutoscalerStartCmdEnv) && rc_->autoscaler_options) {
+    for (const std::string& name : rc_->autoscaler_options->env_names) {
+      if (name == "KUBERAY_GEN_AUTOSCALER_START_CMD") {
+        rejects(base + ".autoscalerOptions.env",
+                "KUBERAY_GEN_AUTOSCALER_START_CMD is managed by KubeRay",
+                "remove it from autoscalerOptions.env");
+      }
+    }
+  }
+  if (runs(Op::kUpgradeStrategy) && rc_->upgrade_strategy_type) {
+    rejects(base + ".upgradeStrategy.type",
+            "a RayJob's RayCluster cannot set an upgrade strategy (the operator rejects the "
+            "RayCluster it creates, and the RayJob waits in Initializing)",
+            "remove upgradeStrategy");
+  }
+  if (runs(Op::kGcsBackend) && rc_->has_gcs_fault_tolerance_options) {
+    if (rc_->gcs_ft_backend == "rocksdb" && !gate("GCSFaultToleranceEmbeddedStorage")) {
+      rejects(base + ".gcsFaultToleranceOptions.backend",
+              "rocksdb needs the GCSFaultToleranceEmbeddedStorage feature gate, which this "
+              "operator runs with off",
+              "use the redis backend (the default)");
+    } else if (rc_->gcs_ft_backend.value_or("") != "rocksdb" && rc_->gcs_ft_has_storage) {
+      rejects(base + ".gcsFaultToleranceOptions.storage",
+              "storage applies only to the rocksdb backend", "remove storage");
+    }
+  }
+  if (!runs(Op::kGatedClusterOptions)) {
+    return;
+  }
+  if (rc_->has_history_server_options) {
+    if (!gate("RayClusterHistoryServer")) {
+      rejects(base + ".historyServerOptions",
+              "needs the RayClusterHistoryServer feature gate, which this operator runs with off",
+              "remove historyServerOptions");
+    } else if (!rc_->has_collector_options) {
+      rejects(base + ".historyServerOptions.collectorOptions", "must be set",
+              "set collectorOptions with an image and its storage env");
+    } else if (!rc_->collector_image || rc_->collector_image->empty()) {
+      rejects(base + ".historyServerOptions.collectorOptions.image", "must be set",
+              "set the collector image");
+    }
+  }
+  if (rc_->has_network_policy && !gate("RayClusterNetworkPolicy")) {
+    rejects(base + ".networkPolicy",
+            "needs the RayClusterNetworkPolicy feature gate, which this operator runs with off",
+            "remove networkPolicy");
+  }
+  if (rc_->has_tls_options) {
+    if (!gate("RayClusterMTLS")) {
+      rejects(base + ".tlsOptions",
+              "needs the RayClusterMTLS feature gate, which this operator runs with off",
+              "remove tlsOptions");
+    } else {
+      constexpr std::array<std::string_view, 4> kTlsEnv = {"RAY_USE_TLS", "RAY_TLS_SERVER_CERT",
+                                                           "RAY_TLS_SERVER_KEY", "RAY_TLS_CA_CERT"};
+      auto scan = [&](const PodTemplate& t, const std::string& where) {
+        for (std::string_view name : kTlsEnv) {
+          if (env_var(t, name) != nullptr) {
+            rejects(where + ".template.spec.containers[0].env",
+                    std::string(name) + " is managed by the operator when tlsOptions is set",
+                    "remove it");
+          }
+        }
+      };
+      scan(rc_->head.pod_template, base + ".headGroupSpec");
+      for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
+        scan(rc_->worker_groups[i].pod_template,
+             base + ".workerGroupSpecs[" + std::to_string(i) + "]");
+      }
+    }
+  }
+}
+
 void Checker::cluster_spec() {
   if (rc_ == nullptr) {
     return;
   }
   const std::string base = "spec.rayClusterSpec";
-  if (since(6) && rc_->enable_k8s_token_auth.value_or(false)) {
+  if (runs(Op::kNoK8sTokenAuth) && rc_->enable_k8s_token_auth.value_or(false)) {
     rejects(base + ".authOptions.enableK8sTokenAuth",
             "Kubernetes token auth is not supported for RayJob", "remove enableK8sTokenAuth");
   }
-  // ValidateRayClusterSpec runs on a RayJob's cluster from 1.4 (kuberay-rayjob.md §7.3).
-  if (!since(4)) {
+  if (!runs(Op::kClusterSpec)) {
     return;
   }
   const bool autoscaling = is_autoscaling(rc_);
-  const std::string head = base + ".headGroupSpec";
-  if (rc_->head.pod_template.containers.empty()) {
-    rejects(head + ".template.spec.containers", "the head Pod has no container",
-            "add the Ray head container");
-  }
-  if (rc_->head.ray_start_params_sets_resources && rc_->head.has_group_resources) {
-    rejects(head + ".resources", "resources are set both here and in rayStartParams",
-            "use only one of them");
-  }
+  const HeadGroup& h = rc_->head;
+  group_checks(base + ".headGroupSpec", "head", h.pod_template, h.ray_start_params,
+               h.ray_start_params_sets_resources, h.has_group_resources, h.labels);
   for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
     const WorkerGroup& g = rc_->worker_groups[i];
     const std::string wg = base + ".workerGroupSpecs[" + std::to_string(i) + "]";
-    if (g.pod_template.containers.empty()) {
-      rejects(wg + ".template.spec.containers", "the worker Pod has no container",
-              "add the Ray worker container");
-    }
-    if (g.ray_start_params_sets_resources && g.has_group_resources) {
-      rejects(wg + ".resources", "resources are set both here and in rayStartParams",
-              "use only one of them");
-    }
+    group_checks(wg, "worker", g.pod_template, g.ray_start_params,
+                 g.ray_start_params_sets_resources, g.has_group_resources, g.labels);
     if (g.suspend.value_or(false)) {
       if (!policy_.kuberay.ray_job_deletion_policy_gate) {
         rejects(wg + ".suspend",
@@ -668,7 +1164,8 @@ void Checker::cluster_spec() {
                 "remove suspend");
       }
     }
-    if (!since(6)) {
+    worker_autoscaling(wg, g);
+    if (!runs(Op::kWorkerReplicaBounds)) {
       continue;
     }
     if (!autoscaling && (!g.min_replicas || !g.max_replicas)) {
@@ -692,23 +1189,10 @@ void Checker::cluster_spec() {
               "make minReplicas <= maxReplicas");
     }
   }
-  if (is_autoscaler_v2(rc_)) {
-    if (!restart_policy_ok(rc_->head.pod_template)) {
-      rejects(
-          head + ".template.spec.restartPolicy",
-          quoted(*rc_->head.pod_template.restart_policy) + " is not allowed with the v2 autoscaler",
-          "set restartPolicy: Never or remove it");
-    }
-    for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
-      const PodTemplate& t = rc_->worker_groups[i].pod_template;
-      if (!restart_policy_ok(t)) {
-        rejects(base + ".workerGroupSpecs[" + std::to_string(i) + "].template.spec.restartPolicy",
-                quoted(*t.restart_policy) + " is not allowed with the v2 autoscaler",
-                "set restartPolicy: Never or remove it");
-      }
-    }
-  }
-  if (since(6) && rc_->auth_mode == "token") {
+  fault_tolerance(base);
+  autoscaler(base);
+  gated_options(base);
+  if (runs(Op::kAuthTokenRayVersion) && rc_->auth_mode == "token") {
     const std::string field = base + ".rayVersion";
     const std::string fix = "set rayVersion to 2.52.0 or later (and use a matching image)";
     if (!rc_->ray_version || rc_->ray_version->empty()) {
@@ -726,7 +1210,8 @@ void Checker::cluster_spec() {
 
 void Checker::scalars() {
   const RuntimeEnv& env = spec_.runtime_env;
-  if (env.parse == RuntimeEnv::Parse::kNotMapping || env.parse == RuntimeEnv::Parse::kInvalid) {
+  if (runs(Op::kRuntimeEnvMapping) &&
+      (env.parse == RuntimeEnv::Parse::kNotMapping || env.parse == RuntimeEnv::Parse::kInvalid)) {
     const std::string why = env.parse == RuntimeEnv::Parse::kInvalid
                                 ? "is not valid YAML"
                                 : "is valid YAML but not a mapping";
@@ -734,17 +1219,19 @@ void Checker::scalars() {
             why + (env.parse_error.empty() ? "" : " (" + env.parse_error + ")"),
             "write runtimeEnvYAML as a YAML mapping, e.g. \"pip: [boto3>=1.34.41]\"");
   }
-  if (spec_.active_deadline_seconds && *spec_.active_deadline_seconds <= 0) {
+  if (runs(Op::kActiveDeadlinePositive) && spec_.active_deadline_seconds &&
+      *spec_.active_deadline_seconds <= 0) {
     rejects("spec.activeDeadlineSeconds",
             std::to_string(*spec_.active_deadline_seconds) + " is not positive",
             "set activeDeadlineSeconds to a positive number of seconds");
   }
-  if (since(6) && spec_.pre_running_deadline_seconds && *spec_.pre_running_deadline_seconds <= 0) {
+  if (runs(Op::kPreRunningPositive) && spec_.pre_running_deadline_seconds &&
+      *spec_.pre_running_deadline_seconds <= 0) {
     rejects("spec.preRunningDeadlineSeconds",
             std::to_string(*spec_.pre_running_deadline_seconds) + " is not positive",
             "set preRunningDeadlineSeconds to a positive number of seconds or remove it");
   }
-  if (since(2) && spec_.backoff_limit && *spec_.backoff_limit < 0) {
+  if (runs(Op::kBackoffLimitNonNegative) && spec_.backoff_limit && *spec_.backoff_limit < 0) {
     rejects("spec.backoffLimit", std::to_string(*spec_.backoff_limit) + " is negative",
             "set backoffLimit to 0 or more");
   }
@@ -752,11 +1239,11 @@ void Checker::scalars() {
 
 // Required fields and CEL enums of the CRD that the model can see.
 void Checker::crd_fields() {
-  if (!since(3) && !spec_.entrypoint) {
+  if (crd_has(Crd::kEntrypointRequired, v_) && !spec_.entrypoint) {
     crd_rejects("spec.entrypoint", "missing (required before KubeRay 1.3)",
                 "set entrypoint to the command that runs the job");
   }
-  if (since(3)) {
+  if (crd_has(Crd::kManagedByValues, v_)) {
     const std::array<std::pair<const std::optional<std::string>*, std::string>, 2> managed = {
         {{&spec_.managed_by, "spec.managedBy"},
          {rc_ != nullptr ? &rc_->managed_by : nullptr, "spec.rayClusterSpec.managedBy"}}};

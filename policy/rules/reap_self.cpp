@@ -86,8 +86,14 @@ void check_deletion_rules(const RuleContext& ctx, Findings& out) {
           "the RayJob then holds quota forever";
       field = "spec.deletionStrategy";
     }
+    // Every line to change at once: the rules forbid shutdownAfterJobFinishes, and without it a
+    // ttlSecondsAfterFinished above 0 is refused (the rules carry their own ttlSeconds).
+    const bool ttl = spec.ttl_seconds_after_finished.value_or(0) > 0;
     add(out, field,
-        wrong + "; set shutdownAfterJobFinishes: false and deletionStrategy: {deletionRules: [" +
+        wrong +
+            (ttl ? "; set shutdownAfterJobFinishes: false, remove ttlSecondsAfterFinished, and "
+                   "set deletionStrategy: {deletionRules: ["
+                 : "; set shutdownAfterJobFinishes: false and deletionStrategy: {deletionRules: [") +
             all + "]}");
     return;
   }
@@ -172,6 +178,22 @@ void check_reaper(const RuleContext& ctx, Findings& out) {
 }  // namespace
 
 void check_reap_self(const RuleContext& ctx, Findings& out) {
+  // In clusterSelector mode the operator deletes nothing when the job ends, whatever the deletion
+  // fields say: asking for them would contradict cluster-selector, whose fix is the same as this
+  // one. Only the reaper (annotations) works in that mode.
+  // When cluster-selector refuses the mode anyway, its finding is the one remedy.
+  const auto& selector = ctx.job.spec.cluster_selector;
+  if (selector && !selector->empty() && ctx.policy.lifecycle.mode != LifecycleMode::kReaper) {
+    if (!ctx.policy.lifecycle.allow_cluster_selector &&
+        ctx.policy.action(RuleId::kClusterSelector) != RuleAction::kOff) {
+      return;
+    }
+    add(out, "spec.clusterSelector",
+        "in clusterSelector mode the operator deletes nothing when the job ends (not even with "
+        "deletion rules), so the RayJob holds quota; remove clusterSelector and describe the "
+        "cluster in rayClusterSpec");
+    return;
+  }
   switch (ctx.policy.lifecycle.mode) {
     case LifecycleMode::kDeletionRules:
       check_deletion_rules(ctx, out);

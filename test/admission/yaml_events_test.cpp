@@ -144,10 +144,14 @@ TEST(YamlEvents, TenantStyleTextsAreMappings) {
   }
 }
 
-TEST(YamlEvents, RuntimeEnvCommentOnlyIsNullNotMapping) {
-  const policy::RuntimeEnv env = parse_runtime_env("# nothing\n");
-  EXPECT_EQ(env.parse, policy::RuntimeEnv::Parse::kNotMapping);
-  EXPECT_EQ(env.parse_error, "YAML null, not a mapping");
+// The operator unmarshals YAML null (comment only, `null`, `~`) into an empty runtime env and
+// accepts it (UnmarshalRuntimeEnvYAML; the conformance oracle agrees).
+TEST(YamlEvents, RuntimeEnvNullIsNoRuntimeEnv) {
+  for (const char* text : {"# nothing\n", "null", "~\n"}) {
+    const policy::RuntimeEnv env = parse_runtime_env(text);
+    EXPECT_EQ(env.parse, policy::RuntimeEnv::Parse::kAbsent) << text;
+    EXPECT_EQ(env.parse_error, "") << text;
+  }
 }
 
 TEST(YamlEvents, RuntimeEnvLeadingCommaIsInvalid) {

@@ -83,9 +83,10 @@ TEST(Evaluate, FindingsFollowRuleOrder) {
   const Verdict v = evaluate(create(many_violations()), engine_policy());
   SCOPED_TRACE(dump(v));
   EXPECT_FALSE(v.allowed);
+  // No reap-self: in clusterSelector mode cluster-selector's finding is the one remedy.
   const std::vector<RuleId> expected = {RuleId::kKuberaySchema, RuleId::kKuberaySchema,
-                                        RuleId::kReapSelf,      RuleId::kActiveDeadline,
-                                        RuleId::kBackoffLimit,  RuleId::kClusterSelector};
+                                        RuleId::kActiveDeadline, RuleId::kBackoffLimit,
+                                        RuleId::kClusterSelector};
   EXPECT_EQ(rules_of(v.denials), expected);
   EXPECT_EQ(v.denials[0].field, "metadata.name");
   EXPECT_EQ(v.denials[1].field, "spec.backoffLimit");
@@ -104,8 +105,7 @@ TEST(Evaluate, OffRulesAreNotEvaluatedAndWarnRulesOnlyWarn) {
   EXPECT_FALSE(v.allowed);
   EXPECT_EQ(rules_of(v.denials),
             (std::vector<RuleId>{RuleId::kBackoffLimit, RuleId::kClusterSelector}));
-  EXPECT_EQ(rules_of(v.warnings),
-            (std::vector<RuleId>{RuleId::kReapSelf, RuleId::kActiveDeadline}));
+  EXPECT_EQ(rules_of(v.warnings), (std::vector<RuleId>{RuleId::kActiveDeadline}));
 
   // Everything at warn: admitted, every finding a warning.
   for (RuleId id : kAllRules) {
@@ -116,7 +116,7 @@ TEST(Evaluate, OffRulesAreNotEvaluatedAndWarnRulesOnlyWarn) {
   const Verdict all_warn = evaluate(create(many_violations()), p);
   EXPECT_TRUE(all_warn.allowed);
   EXPECT_TRUE(all_warn.denials.empty());
-  EXPECT_EQ(all_warn.warnings.size(), 4u) << dump(all_warn);
+  EXPECT_EQ(all_warn.warnings.size(), 3u) << dump(all_warn);
 }
 
 TEST(Evaluate, AdvisoriesAreWarningsUnderEnforce) {

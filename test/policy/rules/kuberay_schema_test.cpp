@@ -466,11 +466,19 @@ TEST(KuberaySchema, ClusterSelectorAndModes) {
              selector(j, {});
            },
            {{"spec.rayClusterSpec", "neither"}}},
-          {"both",
+          // Every operator version accepts both (it uses the existing cluster and still
+          // validates rayClusterSpec); KubeRay's 1.7 tables have this case as valid.
+          {"both is accepted",
            [](RayJob& j, PolicyConfig&) {
              selector(j, {{"ray.io/cluster", "c"}});
            },
-           {{"spec.clusterSelector", "set exactly one of them"}}},
+           {}},
+          {"both: rayClusterSpec is still validated",
+           [](RayJob& j, PolicyConfig&) {
+             selector(j, {{"ray.io/cluster", "c"}});
+             rc(j).head.pod_template.containers.clear();
+           },
+           {{"spec.rayClusterSpec.headGroupSpec.template.spec.containers", "no container"}}},
           {"ray.io/cluster empty",
            [](RayJob& j, PolicyConfig&) {
              selector_mode(j);

@@ -100,14 +100,53 @@ TEST(ReapSelf, DeletionRulesMode) {
            {{kRules, "jobStatus SUCCEEDED"},
             {kRules, "jobStatus FAILED"},
             {kRules, "jobDeploymentStatus Failed"}}},
-          {"clusterSelector mode still checks its own fields",
+          // The operator deletes nothing in clusterSelector mode, rules or not: reap-self asks
+          // for what cluster-selector asks (remove the selector), never for rules that cannot
+          // work there.
+          {"clusterSelector mode with cluster-selector off: asks for rayClusterSpec",
            [](RayJob& j, PolicyConfig&) {
              j.spec.ray_cluster_spec.reset();
              j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "c"}};
              erase_rule(j, 0);
            },
-           {{kRules, "jobStatus SUCCEEDED"}}},
+           {{"spec.clusterSelector", "remove clusterSelector"}}},
+          {"clusterSelector allowed: asks for rayClusterSpec, not for rules",
+           [](RayJob& j, PolicyConfig& p) {
+             p.lifecycle.allow_cluster_selector = true;
+             j.spec.ray_cluster_spec.reset();
+             j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "c"}};
+             erase_rule(j, 0);
+           },
+           {{"spec.clusterSelector", "remove clusterSelector and describe the cluster in rayClusterSpec"}}},
+          {"clusterSelector mode with complete rules still cannot delete",
+           [](RayJob& j, PolicyConfig& p) {
+             p.lifecycle.allow_cluster_selector = true;
+             j.spec.ray_cluster_spec.reset();
+             j.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "c"}};
+           },
+           {{"spec.clusterSelector", "not even with deletion rules"}}},
+          {"ttlSecondsAfterFinished is named in the same fix",
+           [](RayJob& j, PolicyConfig&) {
+             j.spec.deletion_strategy.reset();
+             j.spec.shutdown_after_job_finishes = true;
+             j.spec.ttl_seconds_after_finished = 10;
+           },
+           {{kRules, "set shutdownAfterJobFinishes: false, remove ttlSecondsAfterFinished, and "
+                     "set deletionStrategy"}}},
       });
+}
+
+// With cluster-selector enforcing, its finding is the one remedy for clusterSelector mode:
+// reap-self adds nothing (it used to ask for deletion rules, which do not work in that mode).
+TEST(ReapSelf, ClusterSelectorModeLeavesTheRemedyToClusterSelector) {
+  RayJob job = compliant_rayjob();
+  job.spec.ray_cluster_spec.reset();
+  job.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "c"}};
+  job.spec.deletion_strategy.reset();
+  const Findings got = run_rules(job, job.metadata.namespace_, default_test_policy());
+  SCOPED_TRACE(describe(got));
+  EXPECT_TRUE(has_rule(got, RuleId::kClusterSelector));
+  EXPECT_FALSE(has_rule(got, RuleId::kReapSelf));
 }
 
 TEST(ReapSelf, DeletionPolicyMode) {
