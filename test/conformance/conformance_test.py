@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""The KubeRay conformance test: kuberay-schema against the operator's own validation code.
+
+For each served KubeRay version (the oracles built by build-oracle.sh), every corpus, golden and
+tenant manifest plus the seeded variants of variants.py go through both
+  - the oracle (the operator's ValidateRayJobMetadata + ValidateRayJobSpec at that version), and
+  - `rayjob-guard check` with every rule off except kuberay-schema, at that kuberay.version,
+with the feature gates of the same policy file. A RayJob agrees when "the operator rejects" equals
+"kuberay-schema denies". One exception is counted apart, never as agreement by default: a
+kuberay-schema denial that only says the version's API does not know a field, when the operator's
+own Go types at that version indeed do not have it (the apiserver prunes it; the oracle's strict
+decode names it), or that the version's CRD schema refuses (the apiserver refuses it before the
+operator sees it): those are counted as apiserver-only. Prints, per version and gate setting,
+  conformance: version=1.5 gates=default manifests=N agree=N disagree=0 apiserver-only=K
+and fails listing the first disagreements with both verdicts.
+
+    conformance_test.py --rayjob-guard BIN --repo ROOT --oracle 1.4=PATH --oracle 1.5=PATH
+                        [--count 10000] [--seed 15] [--show 20]
+"""
+import argparse
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+RULES = ["kuberay-schema", "submission-mode", "reap-self", "reap-ttl", "active-deadline",
+         "backoff-limit", "cluster-selector", "resources-declared", "quota-fit", "image-contract",
+         "image-pinned"]
+UNKNOWN_FIELD = "API does not know this field"
+CRD_REFUSES = "CRD refuses this RayJob at the apiserver"
+OFF = '"off"'  # quoted: a bare off is a YAML boolean
+TIMEOUT = 600  # seconds for one batch through one program
+
+
+def policy_yaml(version, gates):
+    rules = ", ".join(f"{r}: {'enforce' if r == 'kuberay-schema' else OFF}" for r in RULES)
+    text = (f"apiVersion: rayjob-guard.io/v1\nkind: Policy\nkuberay:\n  version: \"{version}\"\n")
+    if gates:
+        text += "  featureGates:\n" + "".join(f"    {k}: {str(v).lower()}\n" for k, v in gates.items())
+    text += f"lifecycle:\n  mode: reaper\nrules: {{{rules}}}\n"
+    return text
+
+
+def repo_manifests(repo, tmp):
+    """Every corpus, golden (request.object) and tenant RayJob manifest of the repository."""
+    files = sorted(glob.glob(os.path.join(repo, "test/corpus/*.yaml")))
+    files += sorted(glob.glob(os.path.join(repo, "manifests/tenant/rayjobs/*.yaml")))
+    gdir = os.path.join(tmp, "golden")
+    os.makedirs(gdir, exist_ok=True)
+    for req in sorted(glob.glob(os.path.join(repo, "test/golden/cases/*/request.json"))):
+        with open(req) as f:
+            review = json.load(f)
+        obj = (review.get("request") or {}).get("object")
+        if isinstance(obj, dict) and obj.get("kind") == "RayJob":
+            out = os.path.join(gdir, os.path.basename(os.path.dirname(req)) + ".json")
+            with open(out, "w") as f:
+                json.dump(obj, f)
+            files.append(out)
+    return files
+
+
+def run(cmd, what):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"conformance: {what} did not finish within {TIMEOUT} s")
+    return p
+
+
+def oracle_verdicts(oracle, policy, listfile):
+    p = run([oracle, "--policy", policy, "--list", listfile], "the oracle")
+    if p.returncode != 0:
+        sys.exit(f"conformance: the oracle failed ({p.returncode}): {p.stderr.strip()[:2000]}")
+    out = {}
+    for line in p.stdout.splitlines():
+        parts = line.split("\t")
+        f, verdict = parts[0], parts[3]
+        out.setdefault(f, []).append({"name": parts[2], "verdict": verdict,
+                                      "message": parts[4] if len(parts) > 4 else "",
+                                      "unknown": parts[5] if len(parts) > 5 else ""})
+    return out
+
+
+def check_verdicts(binary, policy, files):
+    out = {}
+    for i in range(0, len(files), 4000):
+        batch = files[i:i + 4000]
+        p = run([binary, "check", "--policy", policy, "-o", "json"] + batch,
+                "rayjob-guard check")
+        if p.returncode not in (0, 1, 2) or not p.stdout.strip():
+            sys.exit(f"conformance: rayjob-guard check failed ({p.returncode}): {p.stderr.strip()[:2000]}")
+        for o in json.loads(p.stdout):
+            if o.get("skipped"):
+                continue
+            out.setdefault(o["file"], []).append(o)
+        if p.returncode == 2:
+            print(f"note: rayjob-guard check reported bad input: {p.stderr.strip()[:2000]}")
+    return out
+
+
+def compare(version, gates_label, oracle, check, files, show):
+    agree, disagree, pruned, pruned_shown = 0, [], 0, []
+    for f in files:
+        ov = oracle.get(f, [])
+        cv = check.get(f, [])
+        if len(ov) != len(cv):
+            disagree.append((f, "?", f"oracle judged {len(ov)} RayJobs", f"check judged {len(cv)}"))
+            continue
+        for o, c in zip(ov, cv):
+            denials = [d for d in c["denials"] if d["rule"] == "kuberay-schema"]
+            check_denies = bool(denials)
+            rejects = o["verdict"] != "accepted"
+            if check_denies == rejects:
+                agree += 1
+                continue
+            # Refused before the operator could see it: a field the version's CRD prunes (the
+            # operator's own types at that version do not have it: its strict decode names one)
+            # or a CRD schema rule. The operator's code gives no verdict on such an object.
+            apiserver = check_denies and all(
+                UNKNOWN_FIELD in d["message"] or CRD_REFUSES in d["message"] for d in denials)
+            if apiserver and (o["unknown"] or any(CRD_REFUSES in d["message"] for d in denials)):
+                pruned += 1
+                pruned_shown.append((f, o["name"], denials[0]["field"], o["unknown"]))
+                continue
+            cmsg = "; ".join(f"{d['field']}: {d['message']}" for d in denials) or "allowed"
+            disagree.append((f, o["name"], f"operator {o['verdict']} {o['message']}".strip(),
+                             f"kuberay-schema {'denies: ' + cmsg if check_denies else 'allows'}"))
+    n = agree + len(disagree) + pruned
+    print(f"conformance: version={version} gates={gates_label} manifests={n} agree={agree} "
+          f"disagree={len(disagree)} apiserver-only={pruned}")
+    for f, name, field, unknown in pruned_shown[:3]:
+        print(f"  apiserver-only e.g. {os.path.basename(f)} ({name}): {field} {unknown}".rstrip())
+    for f, name, a, b in disagree[:show]:
+        print(f"  DISAGREE {f} ({name}):\n    {a}\n    {b}")
+    return len(disagree)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rayjob-guard", required=True)
+    ap.add_argument("--repo", required=True)
+    ap.add_argument("--oracle", action="append", required=True, help="VERSION=PATH, e.g. 1.5=/x/oracle")
+    ap.add_argument("--count", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=15)
+    ap.add_argument("--show", type=int, default=20)
+    a = ap.parse_args()
+    total = 0
+    with tempfile.TemporaryDirectory(prefix="rjg-conformance-") as tmp:
+        corpus = repo_manifests(a.repo, tmp)
+        for spec in a.oracle:
+            version, _, oracle = spec.partition("=")
+            vdir = os.path.join(tmp, "v" + version)
+            p = run([sys.executable, os.path.join(HERE, "variants.py"), "--version", version,
+                     "--count", str(a.count), "--seed", str(a.seed), "--out", vdir], "variants.py")
+            if p.returncode != 0:
+                sys.exit(f"conformance: variants.py failed: {p.stderr.strip()}")
+            files = corpus + sorted(glob.glob(os.path.join(vdir, "*.json")))
+            listfile = os.path.join(tmp, f"list-{version}")
+            with open(listfile, "w") as f:
+                f.write("\n".join(files) + "\n")
+            gate_sets = [("default", {})]
+            minor = int(version.split(".")[1])
+            if 3 <= minor <= 5:
+                gate_sets.append(("RayJobDeletionPolicy=true", {"RayJobDeletionPolicy": True}))
+            for label, gates in gate_sets:
+                policy = os.path.join(tmp, f"policy-{version}-{len(gates)}.yaml")
+                with open(policy, "w") as f:
+                    f.write(policy_yaml(version, gates))
+                ov = oracle_verdicts(oracle, policy, listfile)
+                cv = check_verdicts(a.rayjob_guard, policy, files)
+                total += compare(version, label, ov, cv, files, a.show)
+    return 1 if total else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
