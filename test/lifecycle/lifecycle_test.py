@@ -473,8 +473,9 @@ def free_port():
 
 def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=None):
     """Case 2 for one mode: a succeeded run and an application failure (two heads at once), then
-    a pre-start failure. Returns the table rows. Quota usage is printed at each step."""
-    rows = []
+    a pre-start failure. Appends its rows to the suite's table as it measures them (a failure
+    later keeps the rows measured so far). Quota usage is printed at each step."""
+    rows = s.table
     reaper = None
     if reaper_policy:
         reaper = Proc("rayjob-guard reap", [s.args.binary, "reap", "--policy", reaper_policy,
@@ -576,7 +577,7 @@ def cleanup_ns(s, ns):
 def group_v15(s):
     s.up(["v1.5.0"])
     s.start_operator("v1.5.0")
-    nss = ["lc-trap", "lc-rules15", "lc-reaper15"]
+    nss = ["lc-trap", "lc-rules15", "lc-reaper15", "lc-odr15"]
     for ns in nss:
         s.namespace(ns)
 
@@ -617,7 +618,7 @@ def group_v15(s):
     else:
         s.webhook("up", old)
         s.register()
-    s.table += run_mode(s, ns, "deletionRules", "v1.5.0", expect_leak_prestart=True)
+    run_mode(s, ns, "deletionRules", "v1.5.0", expect_leak_prestart=True)
     cleanup_ns(s, ns)
     if not remedy:
         s.webhook("down")
@@ -633,7 +634,16 @@ def group_v15(s):
     pol = s.policy("reaper15", "1.5", "reaper", True, nss)
     s.webhook("up", pol)
     s.register()
-    s.table += run_mode(s, ns, "reaper", "v1.5.0", reaper_policy=pol)
+    run_mode(s, ns, "reaper", "v1.5.0", reaper_policy=pol)
+    s.webhook("down")
+
+    say("=== case 3: the other mode the refusal names: operatorDeletesRayJob on 1.5")
+    s.stop_operator()
+    s.start_operator("v1.5.0", ["operator-deletes.yaml"])
+    pol = s.policy("odr15", "1.5", "operatorDeletesRayJob", True, nss)
+    s.webhook("up", pol)
+    s.register()
+    run_mode(s, "lc-odr15", "operatorDeletesRayJob", "v1.5.0")
 
 
 def group_v14(s):
@@ -647,7 +657,7 @@ def group_v14(s):
     pol = s.policy("policy14", "1.4", "deletionPolicy", True, nss)
     s.webhook("up", pol)
     s.register()
-    s.table += run_mode(s, "lc-policy14", "deletionPolicy", "v1.4.0")
+    run_mode(s, "lc-policy14", "deletionPolicy", "v1.4.0")
 
     say("=== case 5: cleanup with the webhook down (deletionPolicy DeleteSelf, finalizer UPDATE)")
     ns = "lc-down14"
@@ -686,7 +696,7 @@ def group_v14(s):
     pol = s.policy("reaper14", "1.4", "reaper", False, nss)
     s.webhook("up", pol)
     s.register()
-    s.table += run_mode(s, "lc-reaper14", "reaper", "v1.4.0", reaper_policy=pol)
+    run_mode(s, "lc-reaper14", "reaper", "v1.4.0", reaper_policy=pol)
 
     say("=== case 4: rayjob-guard reap against operator-made objects, operator stopped")
     ns = "lc-reaper14"
