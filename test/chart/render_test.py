@@ -1,0 +1,266 @@
+#!/usr/bin/python3
+"""The chart, offline: `helm lint` and `helm template` over test/chart/values/*.yaml, the rendered
+objects put through the same field checks as the kustomize bases (check_common of
+test/ship/manifests_test.py, imported, so both always run the same checks), the Helm/kustomize
+agreement on the webhook registration and the Deployment, the policy ConfigMap validated by
+`rayjob-guard policy validate`, values.schema.json refusing bad values, and each optional part
+(cert-manager, reaper, ServiceMonitor, PrometheusRule via `promtool check rules`).
+
+usage: render_test.py REPO HELM KUBECTL RAYJOB_GUARD WORK_DIR
+"""
+import copy
+import importlib.util
+import os
+import subprocess
+import sys
+
+import yaml
+
+REPO, HELM, KUBECTL, RJG, WORK = (os.path.abspath(a) if i != 1 else a for i, a in enumerate(sys.argv[1:6]))
+CHART = os.path.join(REPO, "charts", "rayjob-guard")
+VALUES = os.path.join(REPO, "test", "chart", "values")
+RELEASE, NS = "rayjob-guard", "rayjob-guard"
+os.makedirs(WORK, exist_ok=True)
+checks = 0
+
+
+def fail(msg):
+    print(f"FAIL: {msg}", file=sys.stderr)
+    sys.exit(1)
+
+
+def ok(cond, what):
+    global checks
+    if not cond:
+        fail(what)
+    checks += 1
+
+
+def run(argv, expect_ok=True):
+    env = dict(os.environ, KUBECONFIG=os.devnull, HELM_CACHE_HOME=os.path.join(WORK, "helm-cache"),
+               HELM_CONFIG_HOME=os.path.join(WORK, "helm-config"), HELM_DATA_HOME=os.path.join(WORK, "helm-data"))
+    r = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
+    if expect_ok and r.returncode != 0:
+        fail(f"{' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
+    return r
+
+
+def template(*values, sets=(), expect_ok=True):
+    argv = [HELM, "template", RELEASE, CHART, "--namespace", NS]
+    for v in values:
+        argv += ["-f", os.path.join(VALUES, v)]
+    for s in sets:
+        argv += ["--set", s]
+    r = run(argv, expect_ok)
+    if not expect_ok:
+        return r
+    return [d for d in yaml.safe_load_all(r.stdout) if d]
+
+
+def kustomize(rel):
+    r = run([KUBECTL, "kustomize", os.path.join(REPO, rel)])
+    return [d for d in yaml.safe_load_all(r.stdout) if d]
+
+
+def one(docs, kind, name, namespace=None):
+    hits = [d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name
+            and d["metadata"].get("namespace") == namespace]
+    ok(len(hits) == 1, f"exactly one {kind} {namespace}/{name}, found {len(hits)}")
+    return hits[0]
+
+
+# --- the kustomize bases' checks, imported from test/ship/manifests_test.py
+spec = importlib.util.spec_from_file_location("manifests_test", os.path.join(REPO, "test", "ship", "manifests_test.py"))
+saved_argv = sys.argv
+sys.argv = [sys.argv[0], REPO, KUBECTL]
+mt = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mt)
+sys.argv = saved_argv
+
+
+def shared_checks(docs):
+    """Runs manifests_test.check_common on docs with every check recorded instead of exiting on
+    the first failure; returns the set of failed checks (plus an exception, when a check could
+    not run on what an earlier one found missing)."""
+    failed = set()
+
+    def recording_ok(cond, what):
+        mt.checks += 1
+        if not cond:
+            failed.add(what)
+    mt.ok = recording_ok
+    try:
+        mt.check_common(docs, "chart")
+    except Exception as e:  # noqa: BLE001 - a check that could not run is a failure too
+        failed.add(f"check_common stopped: {type(e).__name__}: {e}")
+    return failed
+
+
+def main():
+    # --- lint: every values file, and --strict
+    for v in sorted(os.listdir(VALUES)):
+        r = run([HELM, "lint", "--strict", CHART, "--namespace", NS, "-f", os.path.join(VALUES, v)])
+        ok("0 chart(s) failed" in r.stdout, f"helm lint --strict -f {v}: {r.stdout}")
+        print(f"ok: helm lint --strict -f values/{v}")
+
+    # --- the default values refuse to render without a certificate choice, with a clear message
+    r = template(expect_ok=False)
+    ok(r.returncode != 0 and "webhook.caBundle is required" in r.stderr,
+       f"default values without caBundle or cert-manager are refused clearly: {r.stderr.strip()}")
+    print("ok: no certificate choice -> refused: " + [l for l in r.stderr.splitlines() if "caBundle" in l][0].strip())
+
+    # --- the shared field checks: the chart must pass every check the kustomize base passes
+    base = kustomize("manifests/base")
+    base_failure = shared_checks(copy.deepcopy(base))
+    if base_failure:
+        print(f"note: manifests_test.check_common fails on manifests/base itself: {sorted(base_failure)}; "
+              "the chart must fail no other check")
+    for v in ("self-signed.yaml", "cert-manager.yaml", "monitoring.yaml"):
+        docs = template(v)
+        kinds = sorted({d["kind"] for d in docs})
+        print(f"rendered values/{v}: {len(docs)} objects ({', '.join(kinds)})")
+        got = shared_checks(docs)
+        ok(got <= base_failure, f"values/{v}: checks the kustomize base passes fail on the chart: {sorted(got - base_failure)}")
+        print(f"ok: values/{v}: manifests_test.check_common " + ("passes" if not got else f"fails only where the base fails ({sorted(got)})"))
+
+    # The shared checks bite on the chart: values that break a hardening rule are caught.
+    got = shared_checks(template("self-signed.yaml", sets=("securityContext.readOnlyRootFilesystem=false", "replicas=1")))
+    ok({"readOnlyRootFilesystem", "Deployment has at least 2 replicas"} <= got,
+       f"check_common catches a writable root filesystem and one replica on the chart: {sorted(got)}")
+    print(f"ok: check_common catches a chart rendered with a writable root FS and 1 replica: {sorted(got - base_failure)}")
+
+    # --- Helm and kustomize agree on the webhook registration and the Deployment
+    for overlay, v in (("manifests/overlays/self-signed", "self-signed.yaml"), ("manifests/overlays/cert-manager", "cert-manager.yaml")):
+        kdocs, hdocs = kustomize(overlay), template(v)
+        kw = one(kdocs, "ValidatingWebhookConfiguration", "rayjob-guard")["webhooks"]
+        hw = one(hdocs, "ValidatingWebhookConfiguration", "rayjob-guard")["webhooks"]
+        ok(len(kw) == len(hw) == 1, "one webhook each")
+        for field in ("name", "rules", "failurePolicy", "matchPolicy", "matchConditions", "sideEffects",
+                      "timeoutSeconds", "namespaceSelector", "objectSelector", "admissionReviewVersions"):
+            ok(kw[0].get(field) == hw[0].get(field),
+               f"{overlay} vs values/{v}: webhook {field}: kustomize {kw[0].get(field)!r} != helm {hw[0].get(field)!r}")
+        ok(kw[0]["clientConfig"].get("service") == hw[0]["clientConfig"].get("service"), "clientConfig.service agrees")
+        kann = one(kdocs, "ValidatingWebhookConfiguration", "rayjob-guard")["metadata"].get("annotations", {}).get("cert-manager.io/inject-ca-from")
+        hann = one(hdocs, "ValidatingWebhookConfiguration", "rayjob-guard")["metadata"].get("annotations", {}).get("cert-manager.io/inject-ca-from")
+        ok(kann == hann, f"cert-manager inject-ca-from agrees: {kann} vs {hann}")
+        kd = one(kdocs, "Deployment", "rayjob-guard", NS)["spec"]
+        hd = one(hdocs, "Deployment", "rayjob-guard", NS)["spec"]
+        kp, hp = kd["template"]["spec"], hd["template"]["spec"]
+        for field in ("replicas", "strategy", "selector"):
+            ok(kd.get(field) == hd.get(field), f"Deployment {field}: {kd.get(field)} != {hd.get(field)}")
+        for field in ("securityContext", "serviceAccountName", "automountServiceAccountToken", "priorityClassName",
+                      "terminationGracePeriodSeconds", "enableServiceLinks", "topologySpreadConstraints", "volumes"):
+            ok(kp.get(field) == hp.get(field), f"pod {field}: kustomize {kp.get(field)!r} != helm {hp.get(field)!r}")
+        kc, hc = kp["containers"][0], hp["containers"][0]
+        for field in ("args", "ports", "securityContext", "resources", "livenessProbe", "readinessProbe",
+                      "startupProbe", "volumeMounts", "imagePullPolicy"):
+            ok(kc.get(field) == hc.get(field), f"container {field}: kustomize {kc.get(field)!r} != helm {hc.get(field)!r}")
+        ok(kc["image"] == hc["image"], f"image {kc['image']} == {hc['image']} (tag = appVersion)")
+        for kind in ("Service", "PodDisruptionBudget"):
+            ks, hs = one(kdocs, kind, "rayjob-guard", NS)["spec"], one(hdocs, kind, "rayjob-guard", NS)["spec"]
+            ok(ks == hs, f"{kind} spec: {ks} != {hs}")
+        print(f"ok: {overlay} and values/{v} agree: webhook rules, failurePolicy, matchPolicy, matchConditions, "
+              "sideEffects, timeoutSeconds, namespaceSelector, admissionReviewVersions; Deployment probes, ports, "
+              "security contexts, args, resources, volumes; Service, PDB")
+
+    # --- the policy: equal to manifests/base/policy.yaml, valid for the binary, rule actions merged
+    docs = template("self-signed.yaml")
+    cm = one(docs, "ConfigMap", "rayjob-guard-policy", NS)
+    ok(yaml.safe_load(cm["data"]["policy.yaml"]) == yaml.safe_load(open(os.path.join(REPO, "manifests", "base", "policy.yaml"))),
+       "chart policy equals manifests/base/policy.yaml")
+    print("ok: chart default policy equals manifests/base/policy.yaml")
+    for v, sets in (("self-signed.yaml", ()), ("reaper-namespaced.yaml", ()),
+                    ("self-signed.yaml", ("ruleActions.image-pinned=enforce", "ruleActions.backoff-limit=off"))):
+        docs = template(v, sets=sets)
+        text = one(docs, "ConfigMap", "rayjob-guard-policy", NS)["data"]["policy.yaml"]
+        path = os.path.join(WORK, "policy.yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        r = run([RJG, "policy", "validate", path], expect_ok=False)
+        ok(r.returncode == 0, f"rayjob-guard policy validate (values/{v} {sets}): exit {r.returncode}: {r.stdout}{r.stderr}")
+        rules = yaml.safe_load(text).get("rules", {})
+        if sets:
+            ok(rules == {"image-pinned": "enforce", "backoff-limit": "off"}, f"ruleActions merged over policy.rules: {rules}")
+        print(f"ok: values/{v} {' '.join(sets)}: policy validates (rules {rules})")
+    # The validation is real: a policy the binary refuses is refused.
+    docs = template("self-signed.yaml", sets=("policy.lifecycle.mode=sometimes",))
+    with open(os.path.join(WORK, "bad-policy.yaml"), "w") as f:
+        f.write(one(docs, "ConfigMap", "rayjob-guard-policy", NS)["data"]["policy.yaml"])
+    r = run([RJG, "policy", "validate", os.path.join(WORK, "bad-policy.yaml")], expect_ok=False)
+    ok(r.returncode != 0, "rayjob-guard policy validate refuses lifecycle.mode sometimes")
+    print(f"ok: a bad policy value is refused by policy validate: {(r.stderr or r.stdout).strip().splitlines()[0]}")
+
+    # --- values.schema.json refuses bad values with the field named
+    for sets, field in ((("ruleActions.image-pinned=deny",), "ruleActions"),
+                        (("resources.limits.cpu=1",), "limits"),
+                        (("webhook.failurePolicy=Sometimes",), "failurePolicy"),
+                        (("policy.kind=Other",), "kind"),
+                        (("replicas=0",), "replicas"),
+                        (("webhook.extraNamespaceSelectorExpressions[0].key=a", "webhook.extraNamespaceSelectorExpressions[0].operator=In"), "operator"),
+                        (("monitoring.prometheusRule.latencyP99Seconds=1",), "latencyP99Seconds")):
+        r = template("self-signed.yaml", sets=sets, expect_ok=False)
+        ok(r.returncode != 0 and field in r.stderr, f"schema refuses {sets}: exit {r.returncode} {r.stderr.strip()}")
+        print(f"ok: refused {' '.join(sets)}")
+
+    # --- cert-manager: the same chain as the overlay, no caBundle
+    docs = template("cert-manager.yaml")
+    vwc = one(docs, "ValidatingWebhookConfiguration", "rayjob-guard")
+    ok("caBundle" not in vwc["webhooks"][0]["clientConfig"], "cert-manager: caBundle left to the cainjector")
+    serving = one(docs, "Certificate", "rayjob-guard-serving", NS)
+    kserving = one(kustomize("manifests/overlays/cert-manager"), "Certificate", "rayjob-guard-serving", NS)
+    ok(serving["spec"] == kserving["spec"], f"serving Certificate agrees with the overlay: {serving['spec']}")
+    ok(not [d for d in docs if d["kind"] == "Secret"], "no Secret rendered")
+    print("ok: cert-manager: Issuer -> CA -> CA Issuer -> serving Certificate equal to the overlay's, caBundle injected")
+    docs = template("self-signed.yaml")
+    ok(not [d for d in docs if d["apiVersion"].startswith("cert-manager.io/")], "self-signed: no cert-manager objects")
+    ok(one(docs, "ValidatingWebhookConfiguration", "rayjob-guard")["webhooks"][0]["clientConfig"]["caBundle"] == "Q0EgUEVNIHBsYWNlaG9sZGVy",
+       "self-signed: caBundle from webhook.caBundle")
+    print("ok: self-signed: no cert-manager objects, caBundle from values")
+
+    # --- the reaper, cluster-wide and namespaced, against manifests/reaper
+    kr = kustomize("manifests/reaper")
+    kcron = one(kr, "CronJob", "rayjob-guard-reaper", NS)["spec"]
+    docs = template("monitoring.yaml")
+    cron = one(docs, "CronJob", "rayjob-guard-reaper", NS)["spec"]
+    for field in ("schedule", "concurrencyPolicy", "startingDeadlineSeconds"):
+        ok(cron[field] == kcron[field], f"reaper {field} agrees")
+    kc = kcron["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    hc = cron["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    ok(kc["args"] == hc["args"], f"reaper args agree: {hc['args']}")
+    ok(one(kr, "ClusterRole", "rayjob-guard-reaper")["rules"] == one(docs, "ClusterRole", "rayjob-guard-reaper")["rules"],
+       "reaper ClusterRole rules agree")
+    kn = kustomize("manifests/reaper/namespaced")
+    docs = template("reaper-namespaced.yaml")
+    ncron = one(docs, "CronJob", "rayjob-guard-reaper", NS)["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    kncron = one(kn, "CronJob", "rayjob-guard-reaper", NS)["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
+    ok(ncron["args"] == kncron["args"], f"namespaced reaper args agree: {ncron['args']}")
+    ok(one(docs, "Role", "rayjob-guard-reaper", "tenant-a")["rules"] == one(kn, "Role", "rayjob-guard-reaper", "tenant-a")["rules"],
+       "namespaced reaper Role agrees")
+    ok(not [d for d in docs if d["kind"] == "ClusterRole"], "namespaced reaper: no ClusterRole")
+    ok(not [d for d in template("self-signed.yaml") if d["kind"] == "CronJob"], "reaper off by default")
+    print("ok: reaper: CronJob and RBAC agree with manifests/reaper and manifests/reaper/namespaced; off by default")
+
+    # --- monitoring: opt-in, ServiceMonitor on the metrics port, PrometheusRule valid for promtool
+    ok(not [d for d in template("cert-manager.yaml") if d["apiVersion"].startswith("monitoring.coreos.com/")],
+       "no monitoring objects by default")
+    docs = template("monitoring.yaml")
+    sm = one(docs, "ServiceMonitor", "rayjob-guard", NS)
+    svc = one(docs, "Service", "rayjob-guard", NS)
+    ok(sm["spec"]["endpoints"][0]["port"] in [p["name"] for p in svc["spec"]["ports"]], "ServiceMonitor port is a Service port")
+    ok(sm["spec"]["selector"]["matchLabels"].items() <= svc["metadata"]["labels"].items(), "ServiceMonitor selects the Service")
+    ok(sm["metadata"]["labels"].get("release") == "prometheus", "ServiceMonitor additionalLabels")
+    rule = one(docs, "PrometheusRule", "rayjob-guard", NS)
+    path = os.path.join(WORK, "rules.yaml")
+    with open(path, "w") as f:
+        yaml.safe_dump(rule["spec"], f)
+    r = run(["promtool", "check", "rules", path], expect_ok=False)
+    ok(r.returncode == 0, f"promtool check rules: {r.stdout}{r.stderr}")
+    alerts = [x["alert"] for g in rule["spec"]["groups"] for x in g["rules"] if "alert" in x]
+    ok(all(x.get("annotations", {}).get(k) for g in rule["spec"]["groups"] for x in g["rules"] if "alert" in x
+           for k in ("summary", "description", "runbook_url")), "every alert has summary, description, runbook_url")
+    print(f"ok: monitoring: ServiceMonitor on Service port metrics; PrometheusRule passes promtool check rules ({len(alerts)} alerts)")
+    print(f"PASS: {checks} checks")
+
+
+if __name__ == "__main__":
+    main()
