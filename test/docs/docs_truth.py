@@ -16,7 +16,8 @@ What is checked, against what the binary and the build expose:
       must cover every rule) -> the rule list `rayjob-guard policy validate` gives for an unknown id
   policy keys (`kuberay.*`, `lifecycle.*`, `images.*`, `quota.*`, `rules.*` in code spans; a
       <placeholder> segment matches any key) -> the keys of `rayjob-guard policy default`
-      (commented-out example keys included: the binary prints them)
+      (commented-out example keys included: the binary prints them), or else a test (or group of
+      tests) of `ctest -N`, which can look the same (`lifecycle.values`)
 Nothing is allow-listed. Every miss is printed as FILE:LINE: what; exit 1 if there is one.
 The server is stopped by PID, also on failure.
 """
@@ -147,6 +148,16 @@ def labels_exposed():
     if p.returncode != 0:
         raise RuntimeError(f"ctest --print-labels failed: {p.stderr}")
     return {line.strip() for line in p.stdout.splitlines()[1:] if line.startswith("  ")}
+
+
+def tests_exposed():
+    """Every test name of `ctest -N` in BUILD (a doc may name one that looks like a policy key)."""
+    ctest = ARGS.ctest or "ctest"
+    p = subprocess.run([ctest, "-N"], cwd=ARGS.build_dir, capture_output=True, text=True,
+                       timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError(f"ctest -N failed: {p.stderr}")
+    return set(re.findall(r"Test +#\d+: (\S+)", p.stdout))
 
 
 def flags_exposed():
@@ -282,7 +293,7 @@ def check_rules(lines, rules, misses):
             misses.append(f"docs/rules.md: rule {rule!r} has no section")
 
 
-def check_policy_keys(lines, keys, misses):
+def check_policy_keys(lines, keys, tests, misses):
     def known(key):
         parts = key.split(".")
         for k in keys:
@@ -296,8 +307,10 @@ def check_policy_keys(lines, keys, misses):
             continue
         for code in re.findall(r"`([^`]+)`", line):
             for key in re.findall(r"^(?:%s)\.[\w.<>/-]*[\w>]$" % "|".join(POLICY_SECTIONS), code):
-                if not known(key):
-                    misses.append(f"{rel}:{n}: policy key {key} is not in `policy default`")
+                if known(key) or key in tests or any(t.startswith(key + ".") for t in tests):
+                    continue
+                misses.append(f"{rel}:{n}: {key} is neither a key of `policy default` nor a "
+                              "test of `ctest -N`")
 
 
 def main():
@@ -315,7 +328,7 @@ def main():
     check_labels(lines, labels_exposed(), misses)
     check_flags(lines, flags_exposed(), misses)
     check_rules(lines, rule_ids_exposed(), misses)
-    check_policy_keys(lines, policy_keys_exposed(), misses)
+    check_policy_keys(lines, policy_keys_exposed(), tests_exposed(), misses)
     misses = list(dict.fromkeys(misses))  # one line per distinct miss, in order
     for m in misses:
         print("FAIL " + m)
