@@ -7,8 +7,8 @@ What is checked, against what the binary and the build expose:
   metric names (rayjob_guard_*) and the label names and values written with them
       -> /metrics of a running `rayjob-guard serve` (127.0.0.1, port 0, certificates minted now,
          after one allowed, one denied and one warned review so every family has a series)
-  ctest labels (`ctest -L X|Y`, and the label column of a table headed "label")
-      -> `ctest --print-labels` in BUILD
+  ctest labels (`ctest -L X|Y`, and the label column of a table headed "label", which must also
+      list every label there is) -> `ctest --print-labels` in BUILD
   flags of a rayjob-guard command (in a code span or code line that names `rayjob-guard CMD`, or
       a fenced block that starts with it) -> `rayjob-guard CMD --help`; a flag written alone in
       a code span -> some command's --help, or else a program of the repository that spells it
@@ -227,6 +227,7 @@ def check_metrics(lines, metrics, misses):
 
 def check_labels(lines, labels, misses):
     in_label_table = None
+    tables = {}  # file -> labels its label table lists; such a table must list every label
     for rel, n, line, fence, _ in lines:
         for code in spans(line, fence):
             for m in re.finditer(r"\bctest\b[^|`]*?-L\s+'?([\w|]+)'?", code):
@@ -239,10 +240,14 @@ def check_labels(lines, labels, misses):
         if in_label_table == rel and line.startswith("|"):
             first = line.split("|")[1]
             for label in re.findall(r"`([\w-]+)`", first):
+                tables.setdefault(rel, set()).add(label)
                 if label not in labels:
                     misses.append(f"{rel}:{n}: ctest label {label!r} does not exist")
         elif not line.startswith("|"):
             in_label_table = None
+    for rel, listed in tables.items():
+        for label in sorted(labels - listed):
+            misses.append(f"{rel}: the label table does not list {label!r}")
 
 
 def repo_spells(flag):
