@@ -54,6 +54,22 @@ def listen_in(netns_name, host, port, backlog=128):
     return s
 
 
+def connect_in(netns_name, address, timeout=10):
+    """A TCP connection to address made from inside the namespace netns_name (this thread
+    enters it only to create the socket and connect)."""
+    own = os.open("/proc/thread-self/ns/net", os.O_RDONLY)
+    target = os.open(f"/run/netns/{netns_name}", os.O_RDONLY)
+    try:
+        _setns(target)
+        try:
+            return socket.create_connection(address, timeout=timeout)
+        finally:
+            _setns(own)
+    finally:
+        os.close(own)
+        os.close(target)
+
+
 def stop_pid(pid, name, timeout=30):
     """TERM, wait up to `timeout` s, then KILL the process `pid` (a child of ours or a process in
     one of our namespaces). Returns how it ended ('exited', 'terminated', 'killed')."""

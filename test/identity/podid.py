@@ -17,6 +17,19 @@ What a PodIdentityEnv runs, and stops (by PID, in reverse order, also when the t
 - per tenant, a token file (the projected service-account token: TokenRequest, audience
   pods.eks.amazonaws.com, bound to a Secret so that it can be invalidated, like an expired token).
 
+Entry points for other suites (the lifecycle suite's application-failure case):
+  PodIdentityEnv(repo, work, tenants=..., expiration_seconds=60, cluster_dir=DIR)
+      with cluster_dir, the suite's own running cluster is used (and left running)
+  env.pod_argv(argv), env.pod_env(tenant)   run a pod's process in the pods' network with the
+                                            Pod Identity variables of tenant's ray-head SA
+  env.run_in_pod(tenant, argv, timeout)     the same, waited for (e.g. jobs/s3_read.py)
+  env.expose(port) -> host port             reach a server in the pods' network from the host
+  env.rotate(tenant) / env.invalidate(...)  the kubelet's token rotation; the old token's end
+  env.bucket(tenant), S3_ENDPOINT           where the runner writes (--endpoint-url S3_ENDPOINT)
+  env.root_s3(), env.agent_requests()       the test's own view of the bucket and the agent
+  rayhead.RayHead(env, tenant, venv, work)  a Ray head in the pods' network, with its job API
+  jobs/train.py                             an application that writes its manifest, then fails
+
 Every wait is bounded and names what it waited for. Runs with the identity-tools venv's Python
 (minio, boto3, PyYAML: test/identity/run.sh).
 """
@@ -374,6 +387,17 @@ class PodIdentityEnv:
             self.rotate(t)
         log(f"agent on {AGENT_URI} in {self.ns.name}; S3 at {S3_ENDPOINT} there; "
             f"credentials expire {self.expiration_seconds} s after issue")
+
+    def expose(self, port):
+        """Makes 127.0.0.1:port inside the pods' namespace reachable from the host (a reverse
+        relay, stopped with the rest); returns the host's 127.0.0.1 port. For host processes such
+        as an operator that polls a Ray head's dashboard."""
+        host_port = free_port()
+        ready = os.path.join(self.work, f"expose-{port}.ready")
+        self._spawn(f"relay to {port}", [sys.executable, os.path.join(HERE, "relay.py"), "--netns", self.ns.name,
+                                          "--reverse", "--listen", f"127.0.0.1:{host_port}", "--to", f"127.0.0.1:{port}",
+                                          "--ready-file", ready], ready)
+        return host_port
 
     def _spawn(self, name, argv, ready_file):
         if os.path.exists(ready_file):

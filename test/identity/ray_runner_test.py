@@ -21,6 +21,7 @@ import json
 import os
 import sys
 import time
+import urllib.request
 
 REPO, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -64,6 +65,13 @@ def main():
     with podid.PodIdentityEnv(REPO, WORK, expiration_seconds=60) as env:
         head = rayhead.RayHead(env, A, venv, os.path.join(WORK, "ray"))
         try:
+            # The dashboard from the host, as an operator polls it (env.expose: a reverse relay).
+            port = env.expose(8265)
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/version", timeout=10) as r:
+                version = json.load(r).get("ray_version")
+            if version != podid.versions(REPO)["RAY_VERSION"]:
+                fail(f"the head's dashboard, from the host, says ray_version {version!r}")
+            print(f"ok: the head's job API is reachable from the host through env.expose (127.0.0.1:{port}, Ray {version})")
             old = env.rotate(A)
             env.invalidate(A, old)
             prefix = "jobs/train-2026-12-01/"
