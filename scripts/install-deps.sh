@@ -6,7 +6,7 @@ set -euo pipefail
 
 build_packages=(
   g++ cmake make pkg-config libboost-dev libssl-dev openssl rapidjson-dev libspdlog-dev libfmt-dev
-  libyaml-cpp-dev libyaml-dev prometheus-cpp-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
+  libyaml-dev prometheus-cpp-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
 )
 test_packages=(
   # scripts and clients used by the test suites
