@@ -1,6 +1,8 @@
 // quota-fit: the RayJob's worst-case pod footprint fits its namespace's quota, for every quota
 // key the policy names, so that no pod of it is refused after the RayJob was admitted.
 #include <algorithm>
+#include <array>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -12,6 +14,68 @@ namespace rjg::policy {
 namespace {
 
 constexpr std::int64_t kCrdMaxReplicas = 2147483647;
+
+// The suffixes Quantity::to_string() writes, with their size in nano-units.
+struct Unit {
+  std::string_view suffix;
+  __int128 nanos;
+};
+constexpr __int128 kKi = static_cast<__int128>(1024) * 1'000'000'000;
+constexpr std::array<Unit, 9> kUnits = {{{"Ei", kKi * 1024 * 1024 * 1024 * 1024 * 1024},
+                                         {"Pi", kKi * 1024 * 1024 * 1024 * 1024},
+                                         {"Ti", kKi * 1024 * 1024 * 1024},
+                                         {"Gi", kKi * 1024 * 1024},
+                                         {"Mi", kKi * 1024},
+                                         {"Ki", kKi},
+                                         {"m", 1'000'000},
+                                         {"u", 1'000},
+                                         {"n", 1}}};
+
+std::string digits(__int128 v) {
+  std::string out;
+  do {
+    out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(v % 10)));
+    v /= 10;
+  } while (v > 0);
+  return out;
+}
+
+// `need` in the unit the quota `limit` is written in ("324.2Gi" against a quota of "256Gi",
+// not "331976Mi"): exact when at most three decimals say it, else rounded up to two decimals
+// with the exact value after it, so the message never understates the footprint.
+std::string in_units_of(const Quantity& need, const Quantity& limit) {
+  const std::string exact = need.to_string();
+  const std::string lt = limit.to_string();
+  Unit unit{"", 1'000'000'000};
+  for (const Unit& u : kUnits) {
+    const std::size_t at = lt.size() - u.suffix.size();
+    if (lt.size() > u.suffix.size() && lt.ends_with(u.suffix) && lt[at - 1] >= '0' &&
+        lt[at - 1] <= '9') {
+      unit = u;
+      break;
+    }
+  }
+  const __int128 n = need.nanos();
+  constexpr __int128 kMax = static_cast<__int128>(~static_cast<unsigned __int128>(0) >> 1);
+  if (n < 0 || n > kMax / 1000 || (!unit.suffix.empty() && exact.ends_with(unit.suffix))) {
+    return exact;  // already in the quota's unit, or beyond what the arithmetic below holds
+  }
+  const __int128 whole = n / unit.nanos;
+  const __int128 rest = n % unit.nanos;
+  if (rest == 0) {
+    return digits(whole) + std::string(unit.suffix);
+  }
+  if ((rest * 1000) % unit.nanos == 0) {
+    std::string frac = digits(1000 + rest * 1000 / unit.nanos).substr(1);
+    while (frac.back() == '0') {
+      frac.pop_back();
+    }
+    return digits(whole) + "." + frac + std::string(unit.suffix);
+  }
+  const __int128 hundredths = (n * 100 + unit.nanos - 1) / unit.nanos;  // rounded up
+  return "about " + digits(hundredths / 100) + "." + digits(100 + hundredths % 100).substr(1) +
+         std::string(unit.suffix) + " (exactly " + exact + ")";
+}
 
 bool is_pod_count_key(const std::string& canonical) {
   return canonical == "pods" || canonical == "count/pods";
@@ -116,8 +180,8 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
     }
     const std::string shown_key = key == canonical ? key : key + " (" + canonical + ")";
     out.push_back({RuleId::kQuotaFit, Finding::Kind::kViolation, field,
-                   "worst-case " + shown_key + " is " + need.to_string() + ", over the " + source +
-                       " of " + limit.to_string() +
+                   "worst-case " + shown_key + " is " + in_units_of(need, limit) + ", over the " +
+                       source + " of " + limit.to_string() +
                        ", so pods would be refused after the RayJob is admitted (" + breakdown +
                        "); " + advice});
   }

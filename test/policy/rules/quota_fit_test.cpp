@@ -47,7 +47,7 @@ TEST(QuotaFit, Table) {
          {"worst-case pods is 42, over the namespace \"tenant-a\" quota of 40",
           "worker group \"small-group\" 40", "numOfHosts of the worker groups"}},
         {"spec",
-         {"worst-case requests.cpu is 81500m",
+         {"worst-case requests.cpu is 81.5, over the namespace \"tenant-a\" quota of 64",
           "submitter pod (KubeRay's default "
           "ray-job-submitter) 500m",
           "resources.requests.cpu"}}}},
@@ -59,7 +59,7 @@ TEST(QuotaFit, Table) {
        },
        {{"spec", {"limits.cpu is 82", "40 pods x 2 = 80"}},
         {"spec", {"pods is 42"}},
-        {"spec", {"requests.cpu is 81500m"}}}},
+        {"spec", {"requests.cpu is 81.5"}}}},
       {"autoscaling with the default maxReplicas points at maxReplicas",
        [](RayJob& j, PolicyConfig& p, std::string&) {
          j.spec.ray_cluster_spec->enable_in_tree_autoscaling = true;
@@ -83,7 +83,7 @@ TEST(QuotaFit, Table) {
          worker(j).max_replicas = 4;
          p.quota.namespaces["tenant-a"] = {{"requests.cpu", q("9500m")}};
        },
-       {{"spec", {"requests.cpu is 10, over", "head pod 1500m"}}}},
+       {{"spec", {"requests.cpu is 10000m, over", "head pod 1500m"}}}},
       {"GPUs over the extended-resource quota",
        [](RayJob& j, PolicyConfig&, std::string&) {
          replicas(j, 10);
@@ -106,7 +106,23 @@ TEST(QuotaFit, Table) {
          p.quota.namespaces["tenant-a"] = {{"cpu", q("5")}, {"memory", q("64Gi")}};
        },
        {{"spec",
-         {"worst-case cpu (requests.cpu) is 5500m, over the namespace \"tenant-a\" quota of 5"}}}},
+         {"worst-case cpu (requests.cpu) is 5.5, over the namespace \"tenant-a\" quota of 5"}}}},
+      // Shown in the unit the quota is written in: 10440Mi against 1Gi reads as Gi (rounded up,
+      // the exact figure after it), against 1000Mi as Mi.
+      {"memory in the quota's unit",
+       [](RayJob&, PolicyConfig& p, std::string&) {
+         p.quota.namespaces["tenant-a"] = {{"requests.memory", q("1Gi")}};
+       },
+       {{"spec",
+         {"worst-case requests.memory is about 10.20Gi (exactly 10440Mi), over the namespace "
+          "\"tenant-a\" quota of 1Gi"}}}},
+      {"a quota in Mi shows Mi",
+       [](RayJob&, PolicyConfig& p, std::string&) {
+         p.quota.namespaces["tenant-a"] = {{"requests.memory", q("1000Mi")}};
+       },
+       {{"spec",
+         {"worst-case requests.memory is 10440Mi, over the namespace \"tenant-a\" quota of "
+          "1000Mi"}}}},
       {"a limit equal to the need fits",
        [](RayJob&, PolicyConfig& p, std::string&) {
          p.quota.namespaces["tenant-a"] = {
@@ -155,7 +171,7 @@ TEST(QuotaFit, Table) {
        },
        {{"spec",
          {"limits.cpu is 18, over the default quota (namespace \"team-x\" has no entry) of 16"}},
-        {"spec", {"requests.cpu is 17500m"}}}},
+        {"spec", {"requests.cpu is 17.5"}}}},
       {"an empty request namespace falls back to metadata.namespace",
        [](RayJob&, PolicyConfig&, std::string& ns) { ns = ""; },
        {}},
@@ -173,7 +189,7 @@ TEST(QuotaFit, Table) {
          p.quota.namespaces["tenant-a"] = {{"requests.cpu", q("10")}};
        },
        {{"spec",
-         {"requests.cpu is 14500m", "head pod 10, worker group \"small-group\" 2 pods x 2 = 4"}}}},
+         {"requests.cpu is 14.5", "head pod 10, worker group \"small-group\" 2 pods x 2 = 4"}}}},
   };
   for (const Row& r : rows) {
     RayJob j = testing::compliant_rayjob();
