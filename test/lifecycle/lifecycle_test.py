@@ -725,12 +725,12 @@ def group_v14(s):
     if r.returncode != 0 or "action=skip" not in r.stderr:
         raise Fail(f"a second pass should skip the terminating RayJob: {r.stderr.strip()[-600:]}")
     say("a second reap pass skips it (deletionTimestamp set)")
-    s.start_operator("v1.4.0", ["gate-off.yaml"])
     t = time.time()
+    s.start_operator("v1.4.0", ["gate-off.yaml"])
     wait_for(f"{name} gone once the operator is back", 90, lambda: not s.owned_left(ns, name), 1)
     wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1)
     s.usage(ns, label="operator back, finalizer removed")
-    say(f"{name} gone {time.time() - t:.1f} s after the operator came back")
+    say(f"{name} gone {time.time() - t:.1f} s after the operator was started again")
 
 
 def main():
