@@ -83,10 +83,11 @@ def wait_for(what, timeout, pred, every=0.5):
 
 
 class Proc:
-    """A process we started, stopped by its PID (TERM, then KILL after 20 s)."""
+    """A process we started, stopped by its PID (TERM, then KILL after grace seconds)."""
 
-    def __init__(self, name, cmd, log, env=None, cwd=None):
+    def __init__(self, name, cmd, log, env=None, cwd=None, grace=20):
         self.name = name
+        self.grace = grace
         self.logf = open(log, "ab")
         self.p = subprocess.Popen(cmd, stdout=self.logf, stderr=subprocess.STDOUT, env=env, cwd=cwd)
         self.log = log
@@ -103,9 +104,9 @@ class Proc:
         if self.p.poll() is None:
             self.p.send_signal(signal.SIGTERM)
             try:
-                self.p.wait(20)
+                self.p.wait(self.grace)
             except subprocess.TimeoutExpired:
-                say(f"{self.name} (pid {self.p.pid}) still runs 20 s after TERM; KILL")
+                say(f"{self.name} (pid {self.p.pid}) still runs {self.grace} s after TERM; KILL")
                 self.p.kill()
                 self.p.wait(10)
             say(f"stopped {self.name} (pid {self.p.pid})")
@@ -158,7 +159,8 @@ class Suite:
         self.procs["runner"] = Proc("pod runner", [
             self.python, os.path.join(HERE, "runner.py"), "--kubeconfig", self.kubeconfig,
             "--ray-venv", self.ray_venv, "--hosts-file", self.hosts, "--log-dir", self.logs,
-            "--max-heads", "2"], os.path.join(self.logs, "runner.log"))
+            "--max-heads", "2"], os.path.join(self.logs, "runner.log"),
+            grace=60)  # it stops each Ray head it runs (up to 25 s each) before it exits
 
     def kc(self, *a, check=True, stdin=None):
         return run([self.kubectl, "--kubeconfig", self.kubeconfig, *a], check=check, input=stdin)
