@@ -249,8 +249,18 @@ cmd_up() {
     names+=("$("$kubectl" --kubeconfig "$dir/admin.kubeconfig" create -o name -f "$f")") ||
       die "could not create the CRD in $f"
   done
-  "$kubectl" --kubeconfig "$dir/admin.kubeconfig" wait --for=condition=Established --timeout=60s \
-    "${names[@]}" >/dev/null || die "CRDs ${names[*]} not Established after 60 s"
+  # Poll rather than `kubectl wait`: wait exits at once with ".status.conditions accessor error"
+  # when it reads a CRD before the apiserver has written any condition.
+  local n i established
+  for n in "${names[@]}"; do
+    for ((i = 0; i < 600; i++)); do
+      established=$("$kubectl" --kubeconfig "$dir/admin.kubeconfig" get "$n" \
+        -o 'jsonpath={.status.conditions[?(@.type=="Established")].status}' 2>/dev/null || true)
+      [[ $established == True ]] && break
+      sleep 0.1
+    done
+    [[ $established == True ]] || die "$n is not Established after 60 s"
+  done
   log "CRDs established ($crd_kind): ${names[*]}"
 
   cat >"$dir/env" <<EOF
