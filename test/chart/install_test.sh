@@ -61,6 +61,18 @@ RJG_BINARY=$binary RJG_POLICY=$work/policy/policy.yaml "$repo/test/e2e/webhook.s
 metric() {  # metric SERIES: its value in serve's /metrics (0 when absent)
   curl -sf --max-time 5 "http://127.0.0.1:$PROBE_PORT/metrics" | awk -v s="$1" '$1 == s {v = $2} END {print v + 0}'
 }
+# Copies the ConfigMap into the watched file and waits until serve has reloaded it (the file is
+# always a new inode, so serve always reloads, even when the content is the same).
+sync_and_wait() {
+  local before i
+  before=$(metric 'rayjob_guard_policy_reloads_total{result="success"}')
+  sync_policy
+  for ((i = 0; i < 300; i++)); do
+    (($(metric 'rayjob_guard_policy_reloads_total{result="success"}') > before)) && return 0
+    sleep 0.1
+  done
+  die "serve did not reload $work/policy/policy.yaml within 30 s (rayjob_guard_policy_reloads_total{result=\"success\"} stayed $before)"
+}
 ca=$(base64 -w0 <"$dir/webhook/certs/ca.crt")
 url=https://127.0.0.1:$WEBHOOK_PORT/validate
 common=(--set "webhook.url=$url" --set "webhook.caBundle=$ca" --set reaper.enabled=true)
@@ -96,7 +108,7 @@ jq -e --arg url "$url" '.webhooks[0].clientConfig.url == $url and .metadata.labe
   die "the installed ValidatingWebhookConfiguration is not the chart's pointing at $url: $vwc"
 echo "ok: helm install: ValidatingWebhookConfiguration $release (Helm's) calls $url"
 before_sync=$(sha256sum <"$work/policy/policy.yaml")
-sync_policy
+sync_and_wait
 [[ $(sha256sum <"$work/policy/policy.yaml") == "$before_sync" ]] ||
   die "the installed ConfigMap's policy differs from the chart's rendering serve started with"
 echo "ok: serve runs the policy of ConfigMap $ns/$release-policy"
@@ -105,18 +117,12 @@ v=$(verdict)
 echo "ok: after install: ${v:0:160}"
 
 # ---- upgrade with a changed policy
-reloads=$(metric 'rayjob_guard_policy_reloads_total{result="success"}')
 start=$SECONDS
 h upgrade "$release" "$chart" -n "$ns" "${common[@]}" --set ruleActions.image-pinned=enforce >/dev/null || die "helm upgrade failed"
 log "helm upgrade: $((SECONDS - start)) s"
 [[ $(kc -n "$ns" get configmap "$release-policy" -o jsonpath='{.data.policy\.yaml}') == *"image-pinned: enforce"* ]] ||
   die "the upgraded ConfigMap does not carry image-pinned: enforce"
-sync_policy
-for ((i = 0; i < 300; i++)); do
-  (($(metric 'rayjob_guard_policy_reloads_total{result="success"}') > reloads)) && break
-  sleep 0.1
-done
-((i < 300)) || die "serve did not reload the upgraded policy within 30 s (rayjob_guard_policy_reloads_total{result=\"success\"} stayed $reloads)"
+sync_and_wait
 v=$(verdict)
 [[ $v == denied:* && $v == *image-pinned* ]] || die "after the upgrade, $rayjob should be denied by image-pinned; got: $v"
 echo "ok: helm upgrade (image-pinned: enforce): serve reloaded the ConfigMap; ${v:0:200}"
