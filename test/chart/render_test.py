@@ -11,6 +11,7 @@ usage: render_test.py REPO HELM KUBECTL RAYJOB_GUARD WORK_DIR
 import copy
 import importlib.util
 import os
+import shutil
 import subprocess
 import sys
 
@@ -253,6 +254,7 @@ def main():
     path = os.path.join(WORK, "rules.yaml")
     with open(path, "w") as f:
         yaml.safe_dump(rule["spec"], f)
+    ok(shutil.which("promtool"), "promtool on PATH (Debian package prometheus, in scripts/install-deps.sh)")
     r = run(["promtool", "check", "rules", path], expect_ok=False)
     ok(r.returncode == 0, f"promtool check rules: {r.stdout}{r.stderr}")
     alerts = [x["alert"] for g in rule["spec"]["groups"] for x in g["rules"] if "alert" in x]
