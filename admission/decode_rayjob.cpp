@@ -114,6 +114,40 @@ Status decode_group_common(const Value& group, const Path& path, Group& out) {
   return {};
 }
 
+Status decode_rules(const Value& obj, const Path& path, policy::NetworkPolicyRules& out) {
+  RJG_ASSIGN_OR_RETURN(const Value* ingress, json::read_array(obj, "ingressRules", path));
+  RJG_ASSIGN_OR_RETURN(const Value* egress, json::read_array(obj, "egressRules", path));
+  out.ingress = ingress != nullptr && !ingress->Empty();
+  out.egress = egress != nullptr && !egress->Empty();
+  return {};
+}
+
+Status decode_network_policy(const Value& np, const Path& path, policy::NetworkPolicy& out) {
+  RJG_RETURN_IF_ERROR(json::read_string(np, "mode", path, out.mode));
+  for (const auto& [key, slot] : {std::pair{std::string_view("head"), &out.head},
+                                  std::pair{std::string_view("worker"), &out.worker}}) {
+    RJG_ASSIGN_OR_RETURN(const Value* rules, json::read_object(np, key, path));
+    if (rules != nullptr) {
+      policy::NetworkPolicyRules r;
+      RJG_RETURN_IF_ERROR(decode_rules(*rules, path.field(key), r));
+      *slot = r;
+    }
+  }
+  RJG_ASSIGN_OR_RETURN(const Value* groups, json::read_array(np, "workerGroups", path));
+  if (groups != nullptr) {
+    const Path gp = path.field("workerGroups");
+    for (rapidjson::SizeType i = 0; i < groups->Size(); ++i) {
+      RJG_RETURN_IF_ERROR(json::check_object((*groups)[i], gp.index(i)));
+      std::string name;
+      RJG_RETURN_IF_ERROR(json::read_string((*groups)[i], "groupName", gp.index(i), name));
+      policy::NetworkPolicyRules r;
+      RJG_RETURN_IF_ERROR(decode_rules((*groups)[i], gp.index(i), r));
+      out.worker_groups.emplace_back(std::move(name), r);
+    }
+  }
+  return {};
+}
+
 Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClusterSpec& out) {
   RJG_ASSIGN_OR_RETURN(const Value* head, json::read_object(spec, "headGroupSpec", path));
   if (head != nullptr) {
@@ -193,6 +227,10 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
   }
   RJG_ASSIGN_OR_RETURN(const Value* network, json::read_object(spec, "networkPolicy", path));
   out.has_network_policy = network != nullptr;
+  if (network != nullptr) {
+    RJG_RETURN_IF_ERROR(decode_network_policy(*network, path.field("networkPolicy"),
+                                              out.network_policy));
+  }
   RJG_ASSIGN_OR_RETURN(const Value* tls, json::read_object(spec, "tlsOptions", path));
   out.has_tls_options = tls != nullptr;
   RJG_ASSIGN_OR_RETURN(const Value* history,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/flat_map.hpp"
@@ -74,6 +75,18 @@ struct WorkerGroup {
   std::optional<FlatMap<std::string>> labels;
 };
 
+// networkPolicy (KubeRay 1.7), reduced to what the operator validates: which rule lists are set.
+struct NetworkPolicyRules {
+  bool ingress = false;  // ingressRules non-empty
+  bool egress = false;   // egressRules non-empty
+};
+struct NetworkPolicy {
+  std::optional<std::string> mode;  // DenyAll (default) | DenyAllIngress | DenyAllEgress
+  std::optional<NetworkPolicyRules> head;
+  std::optional<NetworkPolicyRules> worker;
+  std::vector<std::pair<std::string, NetworkPolicyRules>> worker_groups;  // groupName, rules
+};
+
 struct RayClusterSpec {
   HeadGroup head;
   std::vector<WorkerGroup> worker_groups;
@@ -90,6 +103,7 @@ struct RayClusterSpec {
   std::optional<std::string> upgrade_strategy_type;  // upgradeStrategy.type (1.6+)
   // KubeRay 1.7 options, each behind a feature gate.
   bool has_network_policy = false;         // networkPolicy
+  NetworkPolicy network_policy;            // its content, when present
   bool has_tls_options = false;            // tlsOptions
   bool has_history_server_options = false;  // historyServerOptions
   bool has_collector_options = false;       // historyServerOptions.collectorOptions

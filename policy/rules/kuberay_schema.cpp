@@ -456,6 +456,7 @@ class Checker {
   void autoscaler(const std::string& base);
   void worker_autoscaling(const std::string& wg, const WorkerGroup& g);
   void gated_options(const std::string& base);
+  void network_policy(const std::string& np);
   bool autoscaler_v2_chosen() const;
   void scalars();
   void crd_fields();
@@ -1105,6 +1106,8 @@ void Checker::gated_options(const std::string& base) {
     rejects(base + ".networkPolicy",
             "needs the RayClusterNetworkPolicy feature gate, which this operator runs with off",
             "remove networkPolicy");
+  } else if (rc_->has_network_policy) {
+    network_policy(base + ".networkPolicy");
   }
   if (rc_->has_tls_options) {
     if (!gate("RayClusterMTLS")) {
@@ -1128,6 +1131,57 @@ void Checker::gated_options(const std::string& base) {
         scan(rc_->worker_groups[i].pod_template,
              base + ".workerGroupSpecs[" + std::to_string(i) + "]");
       }
+    }
+  }
+}
+
+// validateNetworkPolicy: rule lists only for the direction the mode restricts; every worker group
+// name a DNS-1123 label (it is part of the NetworkPolicy's name); workerGroups entries name
+// existing groups.
+void Checker::network_policy(const std::string& np) {
+  const NetworkPolicy& p = rc_->network_policy;
+  const std::string mode = p.mode.value_or("DenyAll");
+  auto directions = [&](const NetworkPolicyRules& r, const std::string& field) {
+    if (mode == "DenyAllEgress" && r.ingress) {
+      rejects(field + ".ingressRules", "not allowed with mode DenyAllEgress (ingress is not "
+              "restricted)", "remove ingressRules, or use mode DenyAll");
+    }
+    if (mode == "DenyAllIngress" && r.egress) {
+      rejects(field + ".egressRules", "not allowed with mode DenyAllIngress (egress is not "
+              "restricted)", "remove egressRules, or use mode DenyAll");
+    }
+  };
+  if (p.head) {
+    directions(*p.head, np + ".head");
+  }
+  if (p.worker) {
+    directions(*p.worker, np + ".worker");
+  }
+  bool names_ok = true;
+  for (std::size_t i = 0; i < rc_->worker_groups.size() && names_ok; ++i) {
+    const std::string& name = rc_->worker_groups[i].group_name;
+    if (name.size() > 63 || !is_dns1123_subdomain(name) || name.find('.') != std::string::npos) {
+      rejects(worker_group_field(i) + ".groupName",
+              quoted(name) + " is not a DNS-1123 label, which networkPolicy needs (the group name "
+              "is part of the NetworkPolicy's name)",
+              "use lowercase letters, digits and '-'");
+      names_ok = false;  // the operator stops at the first
+    }
+  }
+  if (!names_ok) {
+    return;
+  }
+  for (std::size_t i = 0; i < p.worker_groups.size(); ++i) {
+    const auto& [name, rules] = p.worker_groups[i];
+    const std::string field = np + ".workerGroups[" + std::to_string(i) + "]";
+    directions(rules, field);
+    bool found = false;
+    for (const WorkerGroup& g : rc_->worker_groups) {
+      found = found || g.group_name == name;
+    }
+    if (!found) {
+      rejects(field + ".groupName", quoted(name) + " names no worker group",
+              "use the groupName of one of workerGroupSpecs");
     }
   }
 }

@@ -802,6 +802,47 @@ TEST(KubeRayValidationPort, ClusterSpecGatedOptions) {
          rcs(j).has_network_policy = true;
        },
        7, [](PolicyConfig& p) { gate_on(p, "RayClusterNetworkPolicy"); }},
+      // TestValidateNetworkPolicy.
+      {"networkPolicy DenyAllEgress with head ingressRules", {kRc + ".networkPolicy.head.ingressRules"},
+       [](RayJob& j) {
+         with_worker(j);
+         rcs(j).has_network_policy = true;
+         rcs(j).network_policy.mode = "DenyAllEgress";
+         rcs(j).network_policy.head = NetworkPolicyRules{true, false};
+       },
+       7, [](PolicyConfig& p) { gate_on(p, "RayClusterNetworkPolicy"); }},
+      {"networkPolicy DenyAllIngress with worker egressRules",
+       {kRc + ".networkPolicy.worker.egressRules"},
+       [](RayJob& j) {
+         with_worker(j);
+         rcs(j).has_network_policy = true;
+         rcs(j).network_policy.mode = "DenyAllIngress";
+         rcs(j).network_policy.worker = NetworkPolicyRules{false, true};
+       },
+       7, [](PolicyConfig& p) { gate_on(p, "RayClusterNetworkPolicy"); }},
+      {"networkPolicy DenyAll with both directions", {},
+       [](RayJob& j) {
+         with_worker(j);
+         rcs(j).has_network_policy = true;
+         rcs(j).network_policy.head = NetworkPolicyRules{true, true};
+         rcs(j).network_policy.worker_groups.push_back({"small", NetworkPolicyRules{true, true}});
+       },
+       7, [](PolicyConfig& p) { gate_on(p, "RayClusterNetworkPolicy"); }},
+      {"networkPolicy workerGroups entry for no group",
+       {kRc + ".networkPolicy.workerGroups[0].groupName"},
+       [](RayJob& j) {
+         with_worker(j);
+         rcs(j).has_network_policy = true;
+         rcs(j).network_policy.worker_groups.push_back({"other", NetworkPolicyRules{}});
+       },
+       7, [](PolicyConfig& p) { gate_on(p, "RayClusterNetworkPolicy"); }},
+      {"networkPolicy with an upper-case group name", {kW0 + ".groupName"},
+       [](RayJob& j) {
+         with_worker(j);
+         wg0(j).group_name = "Small";
+         rcs(j).has_network_policy = true;
+       },
+       7, [](PolicyConfig& p) { gate_on(p, "RayClusterNetworkPolicy"); }},
       {"tlsOptions without its gate", {kRc + ".tlsOptions"},
        [](RayJob& j) {
          basic(j);
