@@ -64,6 +64,59 @@ TEST(DecodeRayJob, MapsEveryModelledField) {
   EXPECT_FALSE(c.worker_groups.at(0).pod_template.containers.at(0).limits.has_value());
 }
 
+// What kuberay-schema's ValidateRayClusterSpec checks read (KubeRay 1.4-1.7).
+TEST(DecodeRayJob, MapsTheClusterSpecCheckFields) {
+  auto doc = json::parse(R"({"apiVersion":"ray.io/v1","metadata":{"name":"j",
+    "annotations":{"ray.io/ft-enabled":"true","other.io/x":"y"}},
+    "spec":{"rayClusterSpec":{
+      "gcsFaultToleranceOptions":{"backend":"rocksdb","storage":{"size":"1Gi"}},
+      "upgradeStrategy":{"type":"Recreate"},
+      "networkPolicy":{"mode":"DenyAllEgress","head":{"ingressRules":[{}]},
+        "workerGroups":[{"groupName":"g","egressRules":[{}],"ingressRules":[]}]},
+      "tlsOptions":{},"historyServerOptions":{"collectorOptions":{"image":"c"}},
+      "autoscalerOptions":{"idleTimeoutSeconds":30,"env":[{"name":"A","value":"1"}]},
+      "headGroupSpec":{"rayStartParams":{"num-cpus":"","redis-username":"u"},"resources":{},
+        "labels":{"k":"v"},"template":{"spec":{"containers":[{"name":"h","image":"i",
+        "env":[{"name":"RAY_REDIS_ADDRESS","value":"r:6379"},{"name":"FROM","valueFrom":{}}]}]}}},
+      "workerGroupSpecs":[{"groupName":"g","idleTimeoutSeconds":60,"priority":5,
+        "template":{"spec":{"containers":[]}}}]}}})");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  Result<policy::RayJob> r = decode_rayjob(doc.value(), json::Path(""));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const policy::RayJob& j = r.value();
+  EXPECT_EQ(j.metadata.ray_annotations, (FlatMap<std::string>{{"ray.io/ft-enabled", "true"}}));
+  const policy::RayClusterSpec& c = *j.spec.ray_cluster_spec;
+  EXPECT_TRUE(c.has_gcs_fault_tolerance_options);
+  EXPECT_EQ(c.gcs_ft_backend, "rocksdb");
+  EXPECT_TRUE(c.gcs_ft_has_storage);
+  EXPECT_EQ(c.upgrade_strategy_type, "Recreate");
+  EXPECT_TRUE(c.has_network_policy);
+  EXPECT_EQ(c.network_policy.mode, "DenyAllEgress");
+  EXPECT_TRUE(c.network_policy.head->ingress);
+  EXPECT_FALSE(c.network_policy.head->egress);
+  ASSERT_EQ(c.network_policy.worker_groups.size(), 1u);
+  EXPECT_EQ(c.network_policy.worker_groups[0].first, "g");
+  EXPECT_TRUE(c.network_policy.worker_groups[0].second.egress);
+  EXPECT_FALSE(c.network_policy.worker_groups[0].second.ingress);  // an empty list is not set
+  EXPECT_TRUE(c.has_tls_options);
+  EXPECT_TRUE(c.has_collector_options);
+  EXPECT_EQ(c.collector_image, "c");
+  EXPECT_EQ(c.autoscaler_options->idle_timeout_seconds, 30);
+  EXPECT_EQ(c.autoscaler_options->env_names, std::vector<std::string>{"A"});
+  // The operator tests rayStartParams[key] != "" and len(resources) > 0.
+  EXPECT_FALSE(c.head.ray_start_params_sets_resources);
+  EXPECT_FALSE(c.head.has_group_resources);
+  EXPECT_EQ(c.head.ray_start_params.at("redis-username"), "u");
+  EXPECT_EQ(c.head.labels, (FlatMap<std::string>{{"k", "v"}}));
+  const auto& env = c.head.pod_template.containers.at(0).env;
+  ASSERT_EQ(env.size(), 2u);
+  EXPECT_EQ(env[0].name, "RAY_REDIS_ADDRESS");
+  EXPECT_EQ(env[0].value, "r:6379");
+  EXPECT_FALSE(env[1].value.has_value());
+  EXPECT_EQ(c.worker_groups.at(0).idle_timeout_seconds, 60);
+  EXPECT_EQ(c.worker_groups.at(0).priority, 5);
+}
+
 TEST(DecodeRayJob, NotAnObject) {
   auto doc = json::parse("[]");
   ASSERT_TRUE(doc.ok());
