@@ -74,7 +74,13 @@ def check_common(docs, label):
        "namespaceSelector excludes kube-system and rayjob-guard by kubernetes.io/metadata.name NotIn")
     ok(all(e["operator"] in ("NotIn", "DoesNotExist") for e in exprs), "namespaceSelector only excludes")
     ok("objectSelector" not in wh or not wh["objectSelector"], "no objectSelector (tenants control their own labels)")
-    ok("matchConditions" not in wh, "no matchConditions: no identity-based exemptions")
+    # One condition, on the object only: skip RayJobs already being deleted, so the operator's
+    # finalizer-removing UPDATE never waits for the webhook. Nothing may look at who sends it.
+    conds = wh.get("matchConditions", [])
+    ok(conds == [{"name": "not-being-deleted", "expression": "!has(object.metadata.deletionTimestamp)"}],
+       f"matchConditions is exactly not-being-deleted (!has(object.metadata.deletionTimestamp)), got {conds}")
+    ok(all("request" not in c.get("expression", "") and "userInfo" not in c.get("expression", "")
+           for c in conds), "no matchCondition reads the request or userInfo: no identity-based exemptions")
     svc_ref = wh["clientConfig"].get("service", {})
     ok(svc_ref == {"name": NAME, "namespace": NS, "port": 443, "path": "/validate"},
        f"clientConfig.service {NS}/{NAME}:443/validate, got {svc_ref}")
