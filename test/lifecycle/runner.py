@@ -64,8 +64,6 @@ def http_ok(url):
 
 
 def stop_group(proc, name):
-    if proc.poll() is not None:
-        return
     try:
         os.killpg(proc.pid, signal.SIGTERM)
     except ProcessLookupError:
@@ -79,6 +77,26 @@ def stop_group(proc, name):
         except ProcessLookupError:
             pass
         proc.wait(10)
+    # `ray start --block` exits before its raylet, GCS and dashboard do: wait for the whole group
+    # to be gone (KILL what is left after 10 s), so nothing writes into its temp dir afterwards.
+    for _ in range(100):
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    log(f"{name}: processes of group {proc.pid} still run 10 s after its leader exited; KILL")
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+    for _ in range(50):
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    log(f"{name}: group {proc.pid} still there 5 s after KILL")
 
 
 class Runner:
