@@ -219,6 +219,15 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
     RJG_RETURN_IF_ERROR(json::read_string(*gcs_ft, "backend", gp, out.gcs_ft_backend));
     RJG_ASSIGN_OR_RETURN(const Value* storage, json::read_object(*gcs_ft, "storage", gp));
     out.gcs_ft_has_storage = storage != nullptr;
+    for (std::string_view key : {"redisAddress", "redisUsername", "redisPassword",
+                                 "externalStorageNamespace"}) {
+      const Value* v = json::member(*gcs_ft, key);
+      // Strings count when non-empty; redisUsername/redisPassword (objects) when present.
+      if (v != nullptr && !v->IsNull() &&
+          (!v->IsString() || v->GetStringLength() > 0)) {
+        out.gcs_ft_redis_fields.emplace_back(key);
+      }
+    }
   }
   RJG_ASSIGN_OR_RETURN(const Value* upgrade, json::read_object(spec, "upgradeStrategy", path));
   if (upgrade != nullptr) {

@@ -100,6 +100,9 @@ struct RayClusterSpec {
   bool has_gcs_fault_tolerance_options = false;  // gcsFaultToleranceOptions present
   std::optional<std::string> gcs_ft_backend;      // gcsFaultToleranceOptions.backend (1.7)
   bool gcs_ft_has_storage = false;                // gcsFaultToleranceOptions.storage (1.7)
+  // gcsFaultToleranceOptions fields the rocksdb backend refuses (redisAddress and
+  // externalStorageNamespace non-empty, redisUsername and redisPassword present), in that order.
+  std::vector<std::string> gcs_ft_redis_fields;
   std::optional<std::string> upgrade_strategy_type;  // upgradeStrategy.type (1.6+)
   // KubeRay 1.7 options, each behind a feature gate.
   bool has_network_policy = false;         // networkPolicy

@@ -1081,6 +1081,18 @@ void Checker::gated_options(const std::string& base) {
               "rocksdb needs the GCSFaultToleranceEmbeddedStorage feature gate, which this "
               "operator runs with off",
               "use the redis backend (the default)");
+    } else if (rc_->gcs_ft_backend == "rocksdb") {
+      for (const std::string& f : rc_->gcs_ft_redis_fields) {
+        rejects(base + ".gcsFaultToleranceOptions." + f, "not allowed with the rocksdb backend",
+                "remove it (the embedded store needs no Redis)");
+      }
+      for (std::string_view name : {"RAY_gcs_storage", "RAY_gcs_storage_path"}) {
+        if (env_var(rc_->head.pod_template, name) != nullptr) {
+          rejects(base + ".headGroupSpec.template.spec.containers[0].env",
+                  std::string(name) + " is managed by KubeRay with the rocksdb backend",
+                  "remove it");
+        }
+      }
     } else if (rc_->gcs_ft_backend.value_or("") != "rocksdb" && rc_->gcs_ft_has_storage) {
       rejects(base + ".gcsFaultToleranceOptions.storage",
               "storage applies only to the rocksdb backend", "remove storage");

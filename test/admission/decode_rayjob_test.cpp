@@ -69,7 +69,8 @@ TEST(DecodeRayJob, MapsTheClusterSpecCheckFields) {
   auto doc = json::parse(R"({"apiVersion":"ray.io/v1","metadata":{"name":"j",
     "annotations":{"ray.io/ft-enabled":"true","other.io/x":"y"}},
     "spec":{"rayClusterSpec":{
-      "gcsFaultToleranceOptions":{"backend":"rocksdb","storage":{"size":"1Gi"}},
+      "gcsFaultToleranceOptions":{"backend":"rocksdb","storage":{"size":"1Gi"},"redisAddress":"",
+        "redisPassword":{"value":"p"},"externalStorageNamespace":"ns"},
       "upgradeStrategy":{"type":"Recreate"},
       "networkPolicy":{"mode":"DenyAllEgress","head":{"ingressRules":[{}]},
         "workerGroups":[{"groupName":"g","egressRules":[{}],"ingressRules":[]}]},
@@ -89,6 +90,8 @@ TEST(DecodeRayJob, MapsTheClusterSpecCheckFields) {
   EXPECT_TRUE(c.has_gcs_fault_tolerance_options);
   EXPECT_EQ(c.gcs_ft_backend, "rocksdb");
   EXPECT_TRUE(c.gcs_ft_has_storage);
+  EXPECT_EQ(c.gcs_ft_redis_fields,
+            (std::vector<std::string>{"redisPassword", "externalStorageNamespace"}));
   EXPECT_EQ(c.upgrade_strategy_type, "Recreate");
   EXPECT_TRUE(c.has_network_policy);
   EXPECT_EQ(c.network_policy.mode, "DenyAllEgress");

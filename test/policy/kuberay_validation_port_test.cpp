@@ -494,6 +494,31 @@ TEST(KubeRayValidationPort, ClusterSpecGcsFaultTolerance) {
          rcs(j).gcs_ft_has_storage = true;
        },
        7, [](PolicyConfig& p) { gate_on(p, "GCSFaultToleranceEmbeddedStorage"); }},
+      {"rocksdb backend with redisAddress", {kRc + ".gcsFaultToleranceOptions.redisAddress"},
+       [](RayJob& j) {
+         basic(j);
+         rcs(j).has_gcs_fault_tolerance_options = true;
+         rcs(j).gcs_ft_backend = "rocksdb";
+         rcs(j).gcs_ft_redis_fields = {"redisAddress"};
+       },
+       7, [](PolicyConfig& p) { gate_on(p, "GCSFaultToleranceEmbeddedStorage"); }},
+      {"rocksdb backend with externalStorageNamespace",
+       {kRc + ".gcsFaultToleranceOptions.externalStorageNamespace"},
+       [](RayJob& j) {
+         basic(j);
+         rcs(j).has_gcs_fault_tolerance_options = true;
+         rcs(j).gcs_ft_backend = "rocksdb";
+         rcs(j).gcs_ft_redis_fields = {"externalStorageNamespace"};
+       },
+       7, [](PolicyConfig& p) { gate_on(p, "GCSFaultToleranceEmbeddedStorage"); }},
+      {"rocksdb backend with a user RAY_gcs_storage env", {kHeadEnv},
+       [](RayJob& j) {
+         basic(j);
+         rcs(j).has_gcs_fault_tolerance_options = true;
+         rcs(j).gcs_ft_backend = "rocksdb";
+         head_env(j, "RAY_gcs_storage", "rocksdb");
+       },
+       7, [](PolicyConfig& p) { gate_on(p, "GCSFaultToleranceEmbeddedStorage"); }},
       {"rocksdb backend without the gate", {kRc + ".gcsFaultToleranceOptions.backend"},
        [](RayJob& j) {
          basic(j);
