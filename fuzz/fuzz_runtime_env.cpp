@@ -2,7 +2,9 @@
 // (libyaml events into a compact tree; yaml_events.hpp). Checked for every input:
 // - it returns (never loops or grows without bound; libFuzzer's -timeout and -rss_limit_mb catch
 //   both) and is deterministic;
-// - kAbsent only for blank text; kInvalid and kNotMapping always say why; kMapping never does;
+// - kAbsent for blank text, and otherwise only when the first document is YAML null (`null`, `~`,
+//   only comments: the operator reads those as no runtime env); kInvalid and kNotMapping always
+//   say why; kMapping never does;
 // - a malformed or absent pip carries no packages, and only a mapping has a pip form;
 // - yaml::check_stream agrees: if the first document fails to parse, the stream does too;
 // - parse_first_document (libyaml, the one reader since the plain-block short path was removed)
@@ -20,7 +22,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const RuntimeEnv env = rjg::admission::parse_runtime_env(text);
   const bool blank = text.find_first_not_of(" \t\r\n") == std::string_view::npos;
-  FUZZ_CHECK((env.parse == RuntimeEnv::Parse::kAbsent) == blank);
+  if (blank) {
+    FUZZ_CHECK(env.parse == RuntimeEnv::Parse::kAbsent);
+  }
   if (env.parse == RuntimeEnv::Parse::kInvalid || env.parse == RuntimeEnv::Parse::kNotMapping) {
     FUZZ_CHECK(!env.parse_error.empty());
   } else {
@@ -55,6 +59,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                rjg::admission::yaml::debug_string(second.value()));
   } else {
     FUZZ_CHECK(first.error().message == second.error().message);
+  }
+  // Not blank and kAbsent: the first document parsed, and is YAML null.
+  if (!blank && env.parse == RuntimeEnv::Parse::kAbsent) {
+    FUZZ_CHECK(first.ok());
+    FUZZ_CHECK(first.value().empty() ||
+               first.value().kind(0) == rjg::admission::yaml::Document::Kind::kNull);
   }
   return 0;
 }

@@ -134,7 +134,7 @@ struct DeletionStrategy {
 // runtimeEnvYAML, parsed by the translation layer into what the rules need.
 struct RuntimeEnv {
   enum class Parse {
-    kAbsent,      // no runtimeEnvYAML, or an empty string
+    kAbsent,      // no runtimeEnvYAML, an empty string, or YAML null (`null`, `~`, comments)
     kMapping,     // parsed to a YAML mapping: the only form KubeRay accepts
     kNotMapping,  // valid YAML, but a scalar or a sequence
     kInvalid,     // not YAML at all

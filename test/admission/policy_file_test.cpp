@@ -147,7 +147,9 @@ TEST(PolicyFile, ValidModesPerVersion) {
   auto p13 =
       ok("kuberay: {version: \"1.3\", featureGates: {RayJobDeletionPolicy: true}}\n"
          "lifecycle: {mode: deletionPolicy}\n");
-  auto p15 = ok("kuberay: {version: \"1.5\", featureGates: {RayJobDeletionPolicy: true}}\n");
+  auto p15 = ok("kuberay: {version: \"1.5\", featureGates: {RayJobDeletionPolicy: true}}\n"
+                "lifecycle: {mode: reaper}\n");
+  auto p16 = ok("kuberay: {version: \"1.6\"}\nlifecycle: {mode: deletionRules}\n");
   auto p10 = ok("kuberay: {version: \"1.0\"}\nlifecycle: {mode: reaper}\n");
   if (p10.ok()) {
     EXPECT_FALSE(p10.value().config.kuberay.ray_job_deletion_policy_gate);
@@ -156,6 +158,24 @@ TEST(PolicyFile, ValidModesPerVersion) {
   auto p17 = ok("kuberay: {version: \"1.7\"}\n");
   if (p17.ok()) {
     EXPECT_TRUE(p17.value().config.kuberay.ray_job_deletion_policy_gate);
+  }
+}
+
+// KubeRay 1.5's deletion rules match jobStatus only: a deployment that fails before the Ray job
+// ends is never deleted, so the policy refuses deletionRules mode there and names what to use.
+TEST(PolicyFile, DeletionRulesModeRefusedOnKubeRay15) {
+  for (const char* body :
+       {"kuberay: {version: \"1.5\", featureGates: {RayJobDeletionPolicy: true}}\n",
+        "kuberay: {version: \"1.5\", featureGates: {RayJobDeletionPolicy: true}}\n"
+        "lifecycle: {mode: deletionRules}\n"}) {
+    Result<LoadedPolicy> p = decode_policy(std::string(kHeader) + body);
+    ASSERT_FALSE(p.ok()) << body;
+    EXPECT_EQ(p.error().code, ErrorCode::kInvalidArgument);
+    const std::string& m = p.error().message;
+    EXPECT_NE(m.find("lifecycle.mode: deletionRules is refused on KubeRay 1.5"), std::string::npos) << m;
+    EXPECT_NE(m.find("lifecycle.mode reaper"), std::string::npos) << m;
+    EXPECT_NE(m.find("operatorDeletesRayJob"), std::string::npos) << m;
+    EXPECT_NE(m.find("KubeRay 1.6"), std::string::npos) << m;
   }
 }
 
