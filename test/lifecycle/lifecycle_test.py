@@ -665,10 +665,16 @@ def group_v14(s):
     ns = "lc-down14"
     s.register(match_conditions=False)
     name = "down-1"
-    s.create(s.rayjob(ns, name, "deletionPolicy", "succeeded", "v1.4.0"))
-    st, _ = s.wait_terminal(ns, name, 300)
+    rj = s.rayjob(ns, name, "deletionPolicy", "succeeded", "v1.4.0")
+    rj["spec"]["ttlSecondsAfterFinished"] = MAX_SUCCEEDED_TTL
+    s.create(rj)
+    # Stop the webhook while the job runs (the operator only writes status then, which is not
+    # reviewed), so it is surely down when DeleteSelf is due.
+    wait_for(f"RayJob {ns}/{name} to be Running", 300, lambda: (s.get_rayjob(ns, name) or {}).get(
+        "status", {}).get("jobDeploymentStatus") in ("Running", "Complete"), 0.2)
     s.webhook("stop")
     say("webhook process stopped (registration stays, failurePolicy Fail)")
+    st, _ = s.wait_terminal(ns, name, 300)
     end = parse_time(st["endTime"])
     time.sleep(max(0, end + MAX_SUCCEEDED_TTL + SLACK - time.time()))
     rj = s.get_rayjob(ns, name)

@@ -114,6 +114,10 @@ class Runner:
         self.free_ips = [f"127.0.0.{i}" for i in range(10, 30)]
         self.head_ips = {}    # "<cluster>.<ns>" -> ip, for the submitters
         self.stopping = threading.Event()
+        # Every process group and head temp dir started and not yet cleaned up, so a shutdown
+        # that interrupts a pod's own cleanup (SIGTERM mid-stop) still ends them.
+        self.groups = {}      # pgid -> Popen
+        self.tmps = set()
         self.env = dict(os.environ)
         self.env["PATH"] = os.path.join(self.venv, "bin") + ":" + self.env.get("PATH", "")
         self.env.pop("PYTHONPATH", None)
@@ -179,6 +183,9 @@ class Runner:
                 stop_group(h["proc"], what)
             if h.get("tmp"):
                 shutil.rmtree(h["tmp"], ignore_errors=True)
+                self.tmps.discard(h["tmp"])
+            if h["proc"]:
+                self.groups.pop(h["proc"].pid, None)
             with self.lock:
                 self.free_ips.append(h["ip"])
                 self.head_ips.pop(h["key"], None)
@@ -263,6 +270,8 @@ class Runner:
                 return
             self.heads[uid]["proc"] = proc
             self.heads[uid]["tmp"] = tmp
+            self.groups[proc.pid] = proc
+            self.tmps.add(tmp)
         t0 = time.monotonic()
         raylet = f"http://{ip}:{agent}/api/local_raylet_healthz"
         gcs = f"http://{ip}:8265/api/gcs_healthz"
@@ -317,9 +326,11 @@ class Runner:
                                 start_new_session=True, cwd=self.logdir)
         with self.lock:
             self.submitters[uid] = {"proc": proc}
+            self.groups[proc.pid] = proc
         rc = proc.wait()
         with self.lock:
             still = self.submitters.pop(uid, None) is not None
+            self.groups.pop(proc.pid, None)
         if not still:
             return
         log(f"{ns}/{name}: submitter exited {rc}")
@@ -352,15 +363,12 @@ class Runner:
 
     def shutdown(self):
         self.stopping.set()
-        with self.lock:
-            procs = [(u, h["proc"]) for u, h in self.heads.items() if h["proc"]]
-            tmps = [h["tmp"] for h in self.heads.values() if h.get("tmp")]
-            procs += [(u, s["proc"]) for u, s in self.submitters.items()]
-            self.heads.clear()
-            self.submitters.clear()
-        for uid, p in procs:
-            log(f"shutdown: stopping pid {p.pid}")
-            stop_group(p, uid)
+        # No lock: this runs in the signal handler, possibly while a cleanup holds it.
+        procs = list(self.groups.values())
+        tmps = list(self.tmps)
+        for p in procs:
+            log(f"shutdown: stopping process group {p.pid}")
+            stop_group(p, str(p.pid))
         for t in tmps:
             shutil.rmtree(t, ignore_errors=True)
 
