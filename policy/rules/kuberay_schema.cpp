@@ -559,11 +559,19 @@ void Checker::unknown_fields() {
   }
   if (spec_.deletion_policy && !knows(Field::kDeletionPolicy)) {
     if (knows(Field::kDeletionStrategy)) {
+      // Deletion rules close every outcome only once they can match jobDeploymentStatus (1.6);
+      // before that the policy's lifecycle mode is reaper or operatorDeletesRayJob.
       add("spec.deletionPolicy",
           "the KubeRay " + ver_ +
               " API does not know this field (it existed only in 1.3 and 1.4): the apiserver "
-              "prunes it, so it has no effect; use deletionStrategy.deletionRules, e.g. "
-              "{policy: DeleteSelf, condition: {jobStatus: SUCCEEDED, ttlSeconds: 60}}");
+              "prunes it, so it has no effect; " +
+              (runs(Op::kDeploymentCondition)
+                   ? std::string("use deletionStrategy.deletionRules, e.g. "
+                                 "{policy: DeleteSelf, condition: {jobStatus: SUCCEEDED, "
+                                 "ttlSeconds: 60}}")
+                   : std::string("remove deletionPolicy: on KubeRay " + ver_ +
+                                 " the reaper or the operator deletes finished RayJobs "
+                                 "(lifecycle mode reaper or operatorDeletesRayJob)")));
     } else {
       unknown("spec.deletionPolicy", Field::kDeletionPolicy,
               "set shutdownAfterJobFinishes: true and remove deletionPolicy");

@@ -155,7 +155,7 @@ void check_single_ttl_mode(const RuleContext& ctx, std::string_view mode, Findin
           "succeeded one (at most " +
           s(lc.max_succeeded_ttl_seconds) +
           " seconds) and gets no longer kubectl logs window; the lifecycle modes deletionRules "
-          "(KubeRay 1.5+) and reaper can keep failures longer"});
+          "(KubeRay 1.6+) and reaper can keep failures longer"});
 }
 
 }  // namespace

@@ -360,9 +360,14 @@ TEST(KuberaySchema, DeletionPolicy13To14) {
              rc(j).enable_in_tree_autoscaling = true;
            },
            {{f, "enableInTreeAutoscaling"}}},
-          {"1.5 no longer knows deletionPolicy",
+          {"1.5 no longer knows deletionPolicy; its remedy is the reaper or the operator",
            dp(5, "DeleteSelf"),
-           {{f, "it existed only in 1.3 and 1.4"}}},
+           {{f, "it existed only in 1.3 and 1.4): the apiserver prunes it, so it has no effect; "
+                "remove deletionPolicy: on KubeRay 1.5 the reaper or the operator deletes finished "
+                "RayJobs (lifecycle mode reaper or operatorDeletesRayJob)"}}},
+          {"1.6 no longer knows deletionPolicy; its remedy is deletionRules",
+           dp(6, "DeleteSelf"),
+           {{f, "prunes it, so it has no effect; use deletionStrategy.deletionRules"}}},
           {"1.2 does not know it yet",
            dp(2, "DeleteSelf"),
            {{f, "the KubeRay 1.2 API does not know this field (it exists from 1.3)"}}},

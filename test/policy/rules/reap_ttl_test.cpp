@@ -104,7 +104,7 @@ TEST(ReapTtl, ReaperMode) {
 }
 
 TEST(ReapTtl, SingleTtlModesCarryAnAdvisory) {
-  const std::string advisory = "the lifecycle modes deletionRules (KubeRay 1.5+) and reaper";
+  const std::string advisory = "the lifecycle modes deletionRules (KubeRay 1.6+) and reaper";
   check_rows(RuleId::kReapTtl,
              {
                  {"deletionPolicy, TTL within the success bound",
