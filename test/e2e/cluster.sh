@@ -147,6 +147,22 @@ EOF
   log "namespace $ns with RBAC for $NOTEBOOK_USER and $API_USER"
 }
 
+# start_component BINARY PIDNAME PORT ENVPREFIX ARGS...: runs $kube_bin/BINARY against the cluster
+# (admin kubeconfig, no leader election, serving on 127.0.0.1:PORT, log in logs/BINARY.log), records
+# its PID in DIR/PIDNAME.pid, waits up to 60 s for /healthz, and appends ENVPREFIX_PORT and
+# ENVPREFIX_PID to DIR/env. Uses cmd_up's dir and kube_bin.
+start_component() {
+  local binary=$1 pidname=$2 port=$3 prefix=$4
+  shift 4
+  "$kube_bin/$binary" --kubeconfig="$dir/admin.kubeconfig" --leader-elect=false \
+    --bind-address=127.0.0.1 --secure-port="$port" --v=2 "$@" >"$dir/logs/$binary.log" 2>&1 &
+  echo $! >"$dir/$pidname.pid"
+  wait_ok "https://127.0.0.1:$port/healthz" 60 ||
+    die "$binary not healthy after 60 s; see $dir/logs/$binary.log"
+  printf '%s_PORT=%s\n%s_PID=%s\n' "$prefix" "$port" "$prefix" "$(<"$dir/$pidname.pid")" >>"$dir/env"
+  log "$binary healthy on 127.0.0.1:$port"
+}
+
 on_up_exit() {
   local rc=$?
   if ((rc != 0)); then
@@ -279,28 +295,15 @@ EOF
   cmd_namespace "$dir" tenant-a
 
   if [[ $with_kcm == 1 ]]; then
-    "$kube_bin/kube-controller-manager" --kubeconfig="$dir/admin.kubeconfig" \
-      --use-service-account-credentials=false --leader-elect=false \
+    start_component kube-controller-manager kcm "$kcm_port" KCM \
+      --use-service-account-credentials=false \
       --service-account-private-key-file="$dir/pki/sa.key" --root-ca-file="$ca" \
-      --resource-quota-sync-period=5s --concurrent-gc-syncs=5 \
-      --bind-address=127.0.0.1 --secure-port="$kcm_port" \
-      --cert-dir="$dir/kcm-certs" --v=2 >"$dir/logs/kube-controller-manager.log" 2>&1 &
-    echo $! >"$dir/kcm.pid"
-    wait_ok "https://127.0.0.1:$kcm_port/healthz" 60 ||
-      die "kube-controller-manager not healthy after 60 s; see $dir/logs/kube-controller-manager.log"
-    printf 'KCM_PORT=%s\nKCM_PID=%s\n' "$kcm_port" "$(<"$dir/kcm.pid")" >>"$dir/env"
-    log "kube-controller-manager healthy on 127.0.0.1:$kcm_port"
+      --resource-quota-sync-period=5s --concurrent-gc-syncs=5 --cert-dir="$dir/kcm-certs"
   fi
   if [[ $with_sched == 1 ]]; then
-    "$kube_bin/kube-scheduler" --kubeconfig="$dir/admin.kubeconfig" \
-      --authentication-kubeconfig="$dir/admin.kubeconfig" --authorization-kubeconfig="$dir/admin.kubeconfig" \
-      --leader-elect=false --bind-address=127.0.0.1 --secure-port="$sched_port" \
-      --cert-dir="$dir/sched-certs" --v=2 >"$dir/logs/kube-scheduler.log" 2>&1 &
-    echo $! >"$dir/scheduler.pid"
-    wait_ok "https://127.0.0.1:$sched_port/healthz" 60 ||
-      die "kube-scheduler not healthy after 60 s; see $dir/logs/kube-scheduler.log"
-    printf 'SCHED_PORT=%s\nSCHED_PID=%s\n' "$sched_port" "$(<"$dir/scheduler.pid")" >>"$dir/env"
-    log "kube-scheduler healthy on 127.0.0.1:$sched_port"
+    start_component kube-scheduler scheduler "$sched_port" SCHED \
+      --authentication-kubeconfig="$dir/admin.kubeconfig" \
+      --authorization-kubeconfig="$dir/admin.kubeconfig" --cert-dir="$dir/sched-certs"
   fi
   log "up in $(elapsed "$t0") s; kubeconfigs in $dir"
   trap - EXIT
