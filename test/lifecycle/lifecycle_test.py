@@ -129,7 +129,10 @@ class Suite:
         r = run([os.path.join(HERE, "build-peers.sh"), *what])
         return r.stdout.strip().splitlines()[-1]
 
-    def up(self, operator_versions):
+    def up(self, operator_versions, before_runner=None):
+        """Peers, control plane, CRDs, kwok, then the pod runner. before_runner(suite), when
+        given, runs just before the runner starts and returns extra runner arguments (the
+        acceptance case's Pod Identity network namespace: acceptance_test.py)."""
         self.bins = {v: self.peer("operator", v) for v in operator_versions}
         self.kwok_bin = os.path.join(self.peer("kwok"), "kwok")
         self.ray_venv = self.peer("ray")
@@ -156,10 +159,11 @@ class Suite:
         self.hosts = os.path.join(self.work, "hosts")
         with open(self.hosts, "w") as f:
             f.write("127.0.0.1 localhost\n")
+        extra = before_runner(self) if before_runner else []
         self.procs["runner"] = Proc("pod runner", [
             self.python, os.path.join(HERE, "runner.py"), "--kubeconfig", self.kubeconfig,
             "--ray-venv", self.ray_venv, "--hosts-file", self.hosts, "--log-dir", self.logs,
-            "--max-heads", "2"], os.path.join(self.logs, "runner.log"),
+            "--max-heads", "2", *extra], os.path.join(self.logs, "runner.log"),
             grace=60)  # it stops each Ray head it runs (up to 25 s each) before it exits
 
     def kc(self, *a, check=True, stdin=None):

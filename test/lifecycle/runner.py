@@ -13,10 +13,18 @@ Watches every pod (bound to a node) and:
     (kwok's pod-succeeded / pod-failed Stages set the phase).
   - a deleted pod: stops its process group (TERM, then KILL after 15 s) and frees its address.
 At most --max-heads heads run at once; a head beyond that waits (logged). Stops everything it
-started on SIGTERM/SIGINT. Logs one line per event to stdout; each process's output goes to
+started on SIGTERM/SIGINT.
+
+--netns-pods FILE (the acceptance case): JSON {"<k8s namespace>": {"netns": NAME, "venv": DIR,
+"env": {...}, "relay": PATH/relay.py}}. The head and the submitter of a pod in such a namespace
+run inside network namespace NAME (`ip netns exec`), with that venv's Ray and that env (a
+tenant's EKS Pod Identity variables; no other AWS_* variable); the head's health is checked from
+inside NAME, and a reverse relay on the host's 127.0.0.X:8265 to the head's 127.0.0.X:8265 inside
+NAME lets the operator reach the head at its service name as before. Logs one line per event to stdout; each process's output goes to
 LOGDIR/<namespace>.<pod>.log."""
 
 import argparse
+import json
 import os
 import shlex
 import shutil
@@ -121,7 +129,51 @@ class Runner:
         self.env = dict(os.environ)
         self.env["PATH"] = os.path.join(self.venv, "bin") + ":" + self.env.get("PATH", "")
         self.env.pop("PYTHONPATH", None)
+        self.netns_pods = {}
+        if args.netns_pods:
+            with open(args.netns_pods, encoding="utf-8") as f:
+                self.netns_pods = json.load(f)
         self.write_hosts()
+
+    def pod_env(self, ns):
+        """(argv prefix, environment) of a pod's process in namespace ns."""
+        cfg = self.netns_pods.get(ns)
+        if not cfg:
+            return [], dict(self.env)
+        env = {k: v for k, v in self.env.items() if not k.startswith("AWS_")}
+        env.update(cfg["env"])
+        env["PATH"] = os.path.join(cfg["venv"], "bin") + ":" + self.env.get("PATH", "")
+        return ["ip", "netns", "exec", cfg["netns"]], env
+
+    def healthy(self, ns, url):
+        cfg = self.netns_pods.get(ns)
+        if not cfg:
+            return http_ok(url)
+        r = subprocess.run(["ip", "netns", "exec", cfg["netns"], "curl", "-sf", "-o", "/dev/null",
+                            "--max-time", "2", url], capture_output=True, timeout=20)
+        return r.returncode == 0
+
+    def start_relay(self, ns, name, ip):
+        """The host's ip:8265 -> ip:8265 inside the pod's network namespace (netns pods only)."""
+        cfg = self.netns_pods[ns]
+        ready = os.path.join(self.logdir, f"{ns}.{name}.relay.ready")
+        if os.path.exists(ready):
+            os.unlink(ready)
+        logf = open(os.path.join(self.logdir, f"{ns}.{name}.relay.log"), "ab")
+        proc = subprocess.Popen([sys.executable, cfg["relay"], "--netns", cfg["netns"], "--reverse",
+                                 "--listen", f"{ip}:8265", "--to", f"{ip}:8265", "--ready-file", ready],
+                                stdout=logf, stderr=subprocess.STDOUT, start_new_session=True)
+        with self.lock:
+            self.groups[proc.pid] = proc
+        t0 = time.monotonic()
+        while not os.path.exists(ready):
+            if proc.poll() is not None or time.monotonic() - t0 > 30:
+                log(f"{ns}/{name}: the relay to {ip}:8265 in {cfg['netns']} did not start "
+                    f"(exit {proc.poll()}); see {ns}.{name}.relay.log")
+                return proc
+            time.sleep(0.1)
+        log(f"{ns}/{name}: relay host {ip}:8265 -> {ip}:8265 in {cfg['netns']} (pid {proc.pid})")
+        return proc
 
     # --- hosts file (bind-mounted over /etc/hosts in the operator's mount namespace) ---------
     def write_hosts(self):
@@ -186,6 +238,9 @@ class Runner:
                 self.tmps.discard(h["tmp"])
             if h["proc"]:
                 self.groups.pop(h["proc"].pid, None)
+            if h.get("relay"):
+                stop_group(h["relay"], what + " relay")
+                self.groups.pop(h["relay"].pid, None)
             with self.lock:
                 self.free_ips.append(h["ip"])
                 self.head_ips.pop(h["key"], None)
@@ -251,7 +306,9 @@ class Runner:
         base = free_port(ip)
         # Short: Ray's unix sockets live under it, and a socket path has at most 107 bytes.
         tmp = tempfile.mkdtemp(prefix="rjgray.", dir="/tmp")
-        cmd = ["ray", "start", "--head", "--block", "--node-ip-address", ip, "--dashboard-host", ip,
+        prefix, env = self.pod_env(ns)
+        ray = os.path.join(self.netns_pods[ns]["venv"], "bin", "ray") if ns in self.netns_pods else "ray"
+        cmd = [*prefix, ray, "start", "--head", "--block", "--node-ip-address", ip, "--dashboard-host", ip,
                "--num-cpus", "2", "--object-store-memory", str(100 * 1024 * 1024),
                "--temp-dir", tmp, "--min-worker-port", str(20000 + (base % 20000)),
                "--max-worker-port", str(20000 + (base % 20000) + 50)]
@@ -260,7 +317,6 @@ class Runner:
         cmd += kept
         logf = open(os.path.join(self.logdir, f"{ns}.{name}.log"), "ab")
         log(f"{ns}/{name}: starting Ray head on {ip}: {' '.join(cmd)}")
-        env = dict(self.env)
         env.update({"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "1"})
         proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
                                 start_new_session=True, cwd=self.logdir)
@@ -275,7 +331,7 @@ class Runner:
         t0 = time.monotonic()
         raylet = f"http://{ip}:{agent}/api/local_raylet_healthz"
         gcs = f"http://{ip}:8265/api/gcs_healthz"
-        while not (http_ok(raylet) and http_ok(gcs)):
+        while not (self.healthy(ns, raylet) and self.healthy(ns, gcs)):
             if proc.poll() is not None:
                 log(f"{ns}/{name}: Ray head exited {proc.returncode} before it was healthy; "
                     f"see {ns}.{name}.log")
@@ -288,6 +344,13 @@ class Runner:
                 if uid not in self.heads:
                     return
             time.sleep(0.5)
+        if ns in self.netns_pods:
+            relay = self.start_relay(ns, name, ip)
+            with self.lock:
+                if uid not in self.heads:
+                    stop_group(relay, name + " relay")
+                    return
+                self.heads[uid]["relay"] = relay
         with self.lock:
             if uid not in self.heads:
                 return
@@ -302,7 +365,7 @@ class Runner:
         md = pod["metadata"]
         ns, name, uid = md["namespace"], md["name"], md["uid"]
         c = pod["spec"]["containers"][0]
-        env = dict(self.env)
+        prefix, env = self.pod_env(ns)
         cenv = self.container_env(c)
         words = list(c.get("command") or []) + list(c.get("args") or [])
         addr = cenv.get("RAY_DASHBOARD_ADDRESS", "")
@@ -321,8 +384,8 @@ class Runner:
         env.update(cenv)
         self.annotate(pod, ready="true", pod_ip="127.0.0.1")
         logf = open(os.path.join(self.logdir, f"{ns}.{name}.log"), "ab")
-        log(f"{ns}/{name}: running the submitter: {' '.join(words)[:400]}")
-        proc = subprocess.Popen(words, stdout=logf, stderr=subprocess.STDOUT, env=env,
+        log(f"{ns}/{name}: running the submitter: {' '.join([*prefix, *words])[:400]}")
+        proc = subprocess.Popen([*prefix, *words], stdout=logf, stderr=subprocess.STDOUT, env=env,
                                 start_new_session=True, cwd=self.logdir)
         with self.lock:
             self.submitters[uid] = {"proc": proc}
@@ -381,6 +444,7 @@ def main():
     ap.add_argument("--log-dir", required=True)
     ap.add_argument("--max-heads", type=int, default=2)
     ap.add_argument("--cluster-domain", default="cluster.local")
+    ap.add_argument("--netns-pods", help="JSON: pods of these namespaces run in a network namespace")
     args = ap.parse_args()
     r = Runner(args)
 
