@@ -31,9 +31,9 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import time
+import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -243,8 +243,8 @@ def main():
         failed = False
     except Fail as e:
         say(f"FAIL: {e}")
-    except (TimeoutError, RuntimeError, subprocess.SubprocessError, OSError) as e:
-        say(f"FAIL: {type(e).__name__}: {e}")
+    except Exception as e:  # noqa: BLE001 - any error fails the test after the cleanup below
+        say(f"FAIL: {type(e).__name__}: {e}\n{traceback.format_exc()}")
     finally:
         # The runner first (it stops the Ray head and submitter in the namespace), then the Pod
         # Identity environment (the namespace, agent, relays, MinIO), then the rest of the suite.
