@@ -63,6 +63,20 @@ def free_port(host):
     return port
 
 
+def port_free(host, port):
+    """Whether nothing listens on host:port (another suite's Ray head, or relay, on the same
+    127.0.0.X: the address list is the same in every runner on the machine)."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind((host, port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
 def http_ok(url):
     try:
         with urllib.request.urlopen(url, timeout=2) as r:
@@ -270,8 +284,10 @@ class Runner:
         waited = time.monotonic()
         while True:
             with self.lock:
-                if len(self.heads) < self.max_heads and self.free_ips:
-                    ip = self.free_ips.pop(0)
+                usable = [a for a in self.free_ips if port_free(a, 8265)]
+                if len(self.heads) < self.max_heads and usable:
+                    ip = usable[0]
+                    self.free_ips.remove(ip)
                     self.heads[uid] = {"ip": ip, "proc": None, "key": f"{cluster}.{ns}",
                                        "host": f"{cluster}-head-svc.{ns}.svc.{self.domain}"}
                     break
