@@ -145,6 +145,13 @@ def wait_file(path, what, timeout, proc=None):
     wait_for(what, ready, timeout)
 
 
+def in_order(lines, within):
+    """Whether every line of `lines` appears in `within`, in that order. A job's log interleaves
+    the program's stdout and stderr, so a traceback is checked line by line, not as one block."""
+    it = iter(within)
+    return all(any(line == w for w in it) for line in lines)
+
+
 def sha(token):
     return hashlib.sha256(token.encode()).hexdigest()[:16]
 

@@ -70,12 +70,6 @@ def read_as(env, tenant, python, key):
     return False, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
 
 
-def in_order(lines, within):
-    """Whether every line of `lines` appears in `within`, in that order."""
-    it = iter(within)
-    return all(any(line == w for w in it) for line in lines)
-
-
 def acceptance_rayjob(s, env):
     results = f"s3://{env.bucket(A)}/{PREFIX}"
     rj = s.rayjob(A, NAME, "reaper", "appfail", "v1.5.0")
@@ -234,7 +228,7 @@ def main():
                 raise Fail(f"traceback.txt lacks {want!r}:\n{tb}")
         # The job's log interleaves the program's stdout and stderr (the runner passes both through
         # live), so the traceback's lines must appear there in order, not necessarily adjacent.
-        if not in_order(tb.strip().splitlines(), log.splitlines()):
+        if not podid.in_order(tb.strip().splitlines(), log.splitlines()):
             raise Fail(f"traceback.txt is not the traceback of the Ray job's log:\n{tb}")
         ok, text = read_as(env, A, python, PREFIX + "exit.json")
         record = json.loads(text) if ok else None
