@@ -11,17 +11,6 @@ bool is(const std::optional<std::string>& field, std::string_view want) {
   return field.has_value() && *field == want;
 }
 
-ReapOutcome outcome_of(const ReapCandidate& c) {
-  // A failure anywhere wins: the failed TTL is the longer one, which keeps diagnostics around.
-  if (is(c.job_status, "FAILED") || is(c.job_deployment_status, "Failed")) {
-    return ReapOutcome::kFailed;
-  }
-  if (is(c.job_status, "SUCCEEDED") || is(c.job_deployment_status, "Complete")) {
-    return ReapOutcome::kSucceeded;
-  }
-  return ReapOutcome::kNone;
-}
-
 std::string quoted(std::string_view s) {
   std::string out = "\"";
   out.append(s);
@@ -76,6 +65,17 @@ void choose_ttl(const ReapCandidate& c, ReapOutcome outcome, const LifecycleConf
 }
 
 }  // namespace
+
+ReapOutcome outcome_of(const ReapCandidate& c) {
+  // A failure anywhere wins: the failed TTL is the longer one, which keeps diagnostics around.
+  if (is(c.job_status, "FAILED") || is(c.job_deployment_status, "Failed")) {
+    return ReapOutcome::kFailed;
+  }
+  if (is(c.job_status, "SUCCEEDED") || is(c.job_deployment_status, "Complete")) {
+    return ReapOutcome::kSucceeded;
+  }
+  return ReapOutcome::kNone;
+}
 
 ReapDecision decide_reap(const ReapCandidate& candidate, const LifecycleConfig& lifecycle,
                          std::int64_t now) {

@@ -61,6 +61,10 @@ struct ReapDecision {
   std::string reason;
 };
 
+// The terminal outcome `candidate` reports: kFailed for jobStatus FAILED or jobDeploymentStatus
+// Failed (a failure anywhere wins), kSucceeded for SUCCEEDED or Complete, else kNone.
+ReapOutcome outcome_of(const ReapCandidate& candidate);
+
 // Decides what to do with `candidate` at time `now` (seconds since the epoch).
 // Rules, in order:
 //   - deletionTimestamp set -> kSkip (the apiserver is already removing it).
