@@ -31,4 +31,8 @@ int run_serve(const Args& args);
 // rayjob-guard reap [--policy FILE] [--namespace NS | --all-namespaces] [...] (reap_command.cpp)
 int run_reap(const Args& args);
 
+// rayjob-guard audit [--policy FILE] [--namespace NS | --all-namespaces] [-o ...] [...]
+// Exit 0 nothing found, 1 found, 2 bad usage or the API unreadable.   (audit_command.cpp)
+int run_audit(const Args& args);
+
 }  // namespace rjg::cli

@@ -15,6 +15,7 @@ constexpr const char* kUsage =
     "  check    check RayJob manifests (YAML/JSON) before submitting them\n"
     "  policy   print the default policy (policy default) or validate a file (policy validate FILE)\n"
     "  reap     delete finished RayJobs whose TTL passed (clusters without a deletion policy)\n"
+    "  audit    report the RayJobs in a cluster the policy would refuse or that hold quota for nothing\n"
     "  version  print the version\n"
     "Run 'rayjob-guard <command> --help' for the options of a command.\n";
 
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   if (command == "check") return rjg::cli::run_check(args);
   if (command == "policy") return rjg::cli::run_policy(args);
   if (command == "reap") return rjg::cli::run_reap(args);
+  if (command == "audit") return rjg::cli::run_audit(args);
   if (command == "version" || command == "--version") {
     std::printf("rayjob-guard %s\n", RJG_VERSION);
     return 0;

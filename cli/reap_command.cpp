@@ -181,10 +181,8 @@ int run_reap(const Args& args) {
                        {{"policy_hash", policy.value().hash}});
   }
 
-  Result<reaper::ApiEndpoint> endpoint =
-      !a.kubeconfig.empty() ? reaper::kubeconfig_endpoint(a.kubeconfig)
-      : !a.server.empty()   ? reaper::flags_endpoint(a.server, a.token_file, a.ca_file)
-                            : reaper::in_cluster_endpoint(kServiceAccountDir);
+  Result<reaper::ApiEndpoint> endpoint = reaper::chosen_endpoint(
+      a.kubeconfig, a.server, a.token_file, a.ca_file, kServiceAccountDir);
   if (!endpoint) {
     return config_error(endpoint.error().message);
   }

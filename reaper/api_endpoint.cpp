@@ -131,4 +131,16 @@ Result<ApiEndpoint> flags_endpoint(const std::string& server, const std::string&
   return ep;
 }
 
+Result<ApiEndpoint> chosen_endpoint(const std::string& kubeconfig, const std::string& server,
+                                    const std::string& token_file, const std::string& ca_file,
+                                    const std::string& sa_dir) {
+  if (!kubeconfig.empty()) {
+    return kubeconfig_endpoint(kubeconfig);
+  }
+  if (!server.empty()) {
+    return flags_endpoint(server, token_file, ca_file);
+  }
+  return in_cluster_endpoint(sa_dir);
+}
+
 }  // namespace rjg::reaper

@@ -37,4 +37,11 @@ Result<ApiEndpoint> kubeconfig_endpoint(const std::string& path);
 Result<ApiEndpoint> flags_endpoint(const std::string& server, const std::string& token_file,
                                    const std::string& ca_file);
 
+// The endpoint the command-line flags choose: `kubeconfig` when not empty, else `server` with
+// `token_file` and `ca_file` when `server` is not empty, else the in-cluster service account
+// under `sa_dir`. Errors as the three functions above.
+Result<ApiEndpoint> chosen_endpoint(const std::string& kubeconfig, const std::string& server,
+                                    const std::string& token_file, const std::string& ca_file,
+                                    const std::string& sa_dir);
+
 }  // namespace rjg::reaper

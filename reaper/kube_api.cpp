@@ -60,16 +60,22 @@ std::string url_escape(const std::string& text) {
   return out;
 }
 
-std::string list_target(const std::string& namespace_, int limit,
-                        const std::string& continue_token) {
+std::string collection_target(const std::string& prefix, const std::string& resource,
+                              const std::string& namespace_, int limit,
+                              const std::string& continue_token) {
   std::string target = namespace_.empty()
-                           ? std::string("/apis/ray.io/v1/rayjobs")
-                           : "/apis/ray.io/v1/namespaces/" + url_escape(namespace_) + "/rayjobs";
+                           ? prefix + "/" + resource
+                           : prefix + "/namespaces/" + url_escape(namespace_) + "/" + resource;
   target += "?limit=" + std::to_string(limit);
   if (!continue_token.empty()) {
     target += "&continue=" + url_escape(continue_token);
   }
   return target;
+}
+
+std::string list_target(const std::string& namespace_, int limit,
+                        const std::string& continue_token) {
+  return collection_target("/apis/ray.io/v1", "rayjobs", namespace_, limit, continue_token);
 }
 
 std::string delete_target(const std::string& namespace_, const std::string& name) {
@@ -164,6 +170,22 @@ CallResult KubeApi::call(const HttpRequest& request) {
     sleeper_(wait);
   }
   return r;
+}
+
+Result<std::optional<std::string>> KubeApi::get(const std::string& target) {
+  HttpRequest req;
+  req.method = "GET";
+  req.target = target;
+  CallResult r = call(req);
+  if (r.outcome == ApiOutcome::kOk) {
+    return std::optional<std::string>(std::move(r.body));
+  }
+  if (r.outcome == ApiOutcome::kNotFound) {
+    return std::optional<std::string>();
+  }
+  return unavailable(
+      "GET " + target + " failed after " + std::to_string(r.attempts) + " attempt(s): " +
+      (r.status == 0 ? r.error : "HTTP " + std::to_string(r.status) + " " + snippet(r.body)));
 }
 
 Result<admission::RayJobListPage> KubeApi::list_page(const std::string& namespace_, int limit,

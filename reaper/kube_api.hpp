@@ -21,6 +21,13 @@ namespace rjg::reaper {
 std::string list_target(const std::string& namespace_, int limit,
                         const std::string& continue_token);
 
+// GET target for one page of any collection: PREFIX/RESOURCE (all namespaces) or
+// PREFIX/namespaces/NS/RESOURCE, with ?limit=N and, when not empty, &continue=TOKEN (escaped).
+// PREFIX is "/api/v1" or "/apis/GROUP/VERSION". list_target is this for ray.io/v1 rayjobs.
+std::string collection_target(const std::string& prefix, const std::string& resource,
+                              const std::string& namespace_, int limit,
+                              const std::string& continue_token);
+
 // DELETE target: /apis/ray.io/v1/namespaces/NS/rayjobs/NAME.
 std::string delete_target(const std::string& namespace_, const std::string& name);
 
@@ -77,6 +84,11 @@ class KubeApi {
   // status and body), kInvalidArgument when the body is not a RayJobList.
   Result<admission::RayJobListPage> list_page(const std::string& namespace_, int limit,
                                               const std::string& continue_token);
+
+  // GETs `target` with retries. Returns the body of a 2xx answer, nullopt for 404 (say, a
+  // resource type the cluster does not serve) and kUnavailable for any other final failure
+  // (the message has the status and body).
+  Result<std::optional<std::string>> get(const std::string& target);
 
   // Deletes one RayJob with a uid precondition; the CallResult says how it ended.
   CallResult delete_rayjob(const std::string& namespace_, const std::string& name,

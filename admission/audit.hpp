@@ -1,0 +1,123 @@
+// audit: the library path of `rayjob-guard audit`. The RayJobs stored in a cluster, and the Jobs,
+// RayClusters and Pods they own, as listed from the API -> one report: (a) what the policy would
+// deny or warn about each RayJob if it were created now, for the rollout from warn to enforce;
+// (b) which RayJobs hold quota that nothing will free (policy::decide_quota_hold), with what each
+// holds and the namespace totals. Decoding, the join and the encodings live here; the API calls
+// and the exit status are the command's (cli/audit_command.cpp).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admission/policy_file.hpp"
+#include "common/result.hpp"
+#include "policy/quantity.hpp"
+#include "policy/rayjob.hpp"
+#include "policy/reap_decision.hpp"
+
+namespace rjg::admission {
+
+// One listed RayJob: its spec through the policy model, its status and metadata as the reaper
+// reads them, and when it was created.
+struct AuditedRayJob {
+  policy::RayJob job;
+  policy::ReapCandidate status;
+  std::optional<std::int64_t> created;  // metadata.creationTimestamp, seconds since the epoch
+};
+
+// One listed Job, RayCluster or Pod: who owns it and, for a Pod, whether quota counts its
+// requests and what they are (the effective requests: the larger of the containers' sum and
+// the largest init container, per resource, as the quota evaluator counts them).
+struct OwnedObject {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::vector<std::string> owner_uids;  // metadata.ownerReferences[].uid
+  bool counts_compute = true;           // a Pod not Succeeded or Failed
+  policy::Quantity requests_cpu;
+  policy::Quantity requests_memory;
+};
+
+template <typename T>
+struct ListPage {
+  std::vector<T> items;
+  std::string continue_token;  // metadata.continue; empty on the last page
+};
+
+// Decodes one RayJobList page. Returns kInvalidArgument naming the JSON path, like
+// decode_rayjob_list, for anything that is not a RayJobList of well-typed RayJobs.
+Result<ListPage<AuditedRayJob>> decode_audit_rayjobs(std::string_view text);
+
+// Decodes one page of any list (JobList, RayClusterList, PodList): metadata and owners of every
+// item; for Pods (`pods` true) status.phase and the containers' resources.requests cpu and
+// memory. Returns kInvalidArgument naming the JSON path for a wrong type or a bad quantity.
+Result<ListPage<OwnedObject>> decode_owned_list(std::string_view text, bool pods);
+
+// What one RayJob holds: itself, its submitter Jobs, and the compute Pods of those Jobs and of
+// its RayClusters.
+struct Holding {
+  long long rayjobs = 0;  // count/rayjobs.ray.io
+  long long jobs = 0;     // count/jobs.batch
+  long long pods = 0;     // Pods quota counts compute for (not Succeeded or Failed)
+  policy::Quantity requests_cpu;
+  policy::Quantity requests_memory;
+  Holding& operator+=(const Holding& other);
+};
+
+enum class AuditOutcome { kFail, kWarn, kError };
+
+// One line of the report.
+struct AuditResult {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string rule;      // a rule id, a hold id (policy::hold_kind_id) or "decode"
+  AuditOutcome outcome = AuditOutcome::kWarn;
+  bool waste = false;    // a quota hold (category waste) rather than a policy result
+  std::string field;     // the finding's field path; empty for holds
+  std::string message;   // "[rule] field: what; what to do" for findings, the hold's message
+  std::string status;    // "Complete/SUCCEEDED", "ValidationFailed", "-" when none
+  std::optional<std::int64_t> age_seconds;  // since creation
+  std::optional<Holding> holds;             // for waste results
+};
+
+struct AuditReport {
+  std::int64_t now = 0;
+  int pass = 0;  // RayJobs with no result
+  std::map<std::string, int> pass_by_namespace;
+  int fail = 0;
+  int warn = 0;
+  int error = 0;
+  std::vector<AuditResult> results;  // by namespace, then name, then rule order
+  // Per namespace, what the RayJobs holding quota for nothing hold together, and how many.
+  std::map<std::string, std::pair<int, Holding>> held;
+  bool found() const { return fail + warn + error > 0; }
+};
+
+struct AuditInput {
+  std::vector<AuditedRayJob> rayjobs;
+  std::vector<OwnedObject> jobs;
+  std::vector<OwnedObject> clusters;
+  std::vector<OwnedObject> pods;
+};
+
+// Judges every RayJob of `input` under `policy` at `now` (seconds since the epoch) with
+// `grace_seconds` past the TTL bounds. Each RayJob is evaluated as a CREATE in its namespace
+// (denials fail, warnings warn) and by policy::decide_quota_hold (a hold warns, with its
+// Holding). Never fails.
+AuditReport run_audit(const AuditInput& input, const LoadedPolicy& policy, std::int64_t now,
+                      std::int64_t grace_seconds);
+
+// A report for people: NAMESPACE RAYJOB RULE RESULT STATUS AGE MESSAGE, the summary line
+// "pass: N, fail: N, warn: N, error: N, skip: 0", then the held-quota totals per namespace.
+std::string encode_audit_table(const AuditReport& report);
+// One openreports.io/v1alpha1 ClusterReport (source rayjob-guard), compact JSON.
+std::string encode_audit_json(const AuditReport& report);
+// A v1 List of wgpolicyk8s.io/v1alpha2 PolicyReports, one per namespace with a result.
+std::string encode_audit_policyreports(const AuditReport& report);
+
+}  // namespace rjg::admission

@@ -1,0 +1,226 @@
+// rayjob-guard audit: what in the cluster the policy would refuse, and which RayJobs hold quota
+// that nothing will free. Lists RayJobs, Jobs, RayClusters and Pods (read-only GETs, page by
+// page), hands them to admission::run_audit and prints the report. Owns argument parsing, the
+// API calls and the exit status.
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "admission/audit.hpp"
+#include "admission/policy_file.hpp"
+#include "cli/commands.hpp"
+#include "common/flags.hpp"
+#include "logging/log.hpp"
+#include "reaper/api_endpoint.hpp"
+#include "reaper/https_client.hpp"
+#include "reaper/kube_api.hpp"
+
+namespace rjg::cli {
+namespace {
+
+constexpr const char* kAuditUsage =
+    "usage: rayjob-guard audit [--policy FILE] (--namespace NS | --all-namespaces)\n"
+    "                          [-o table|json|policyreport] [--grace SECONDS]\n"
+    "                          [--kubeconfig FILE | --server URL --token-file FILE --ca FILE]\n"
+    "                          [--page-size N] [--timeout SECONDS]\n"
+    "Reads the RayJobs in the cluster (and the Jobs, RayClusters and Pods they own) and reports\n"
+    "(a) what the policy would deny (fail) or warn about if each were created now, and (b) the\n"
+    "RayJobs that hold quota with nothing to free it (warn): validation-failed, past-ttl (terminal\n"
+    "longer than the policy's TTL bound plus --grace, default 300), existing-cluster,\n"
+    "deployment-failed-unmatched, no-deletion, with what each holds and the namespace totals.\n"
+    "Output: a table (default), -o json (an openreports.io ClusterReport) or -o policyreport (a\n"
+    "List of wgpolicyk8s.io PolicyReports, one per namespace). Read-only. Without --kubeconfig or\n"
+    "--server it uses the in-cluster service account. Exit 0 when nothing was found, 1 when\n"
+    "something was, 2 on bad usage or when the API could not be read.\n";
+
+constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+struct AuditArgs {
+  std::string policy_file;
+  std::string namespace_;
+  bool all_namespaces = false;
+  std::string output = "table";
+  long grace_seconds = 300;
+  std::string kubeconfig;
+  std::string server;
+  std::string token_file;
+  std::string ca_file;
+  long page_size = 500;
+  long timeout_seconds = 30;
+};
+
+std::function<Status(const std::string&)> whole(long& into, long min, long max) {
+  return [&into, min, max](const std::string& text) -> Status {
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos || std::stol(text) < min ||
+        std::stol(text) > max) {
+      return invalid_argument("must be a whole number in " + std::to_string(min) + "-" +
+                              std::to_string(max) + ", got '" + text + "'");
+    }
+    into = std::stol(text);
+    return {};
+  };
+}
+
+// Returns an error message, or "" when the arguments are consistent.
+std::string parse(const Args& args, AuditArgs& out, bool& help) {
+  Result<flags::Parsed> parsed =
+      flags::parse(args, {{"--policy", "", true, flags::text(out.policy_file)},
+                          {"--namespace", "-n", true, flags::text(out.namespace_)},
+                          {"--all-namespaces", "-A", false, flags::on(out.all_namespaces)},
+                          {"--output", "-o", true, flags::text(out.output)},
+                          {"--grace", "", true, whole(out.grace_seconds, 0, 31'536'000)},
+                          {"--kubeconfig", "", true, flags::text(out.kubeconfig)},
+                          {"--server", "", true, flags::text(out.server)},
+                          {"--token-file", "", true, flags::text(out.token_file)},
+                          {"--ca", "", true, flags::text(out.ca_file)},
+                          {"--page-size", "", true, whole(out.page_size, 1, 5000)},
+                          {"--timeout", "", true, whole(out.timeout_seconds, 1, 86400)}});
+  if (!parsed.ok()) {
+    return parsed.error().message;
+  }
+  help = parsed.value().help;
+  if (help) {
+    return "";
+  }
+  if (!parsed.value().positional.empty()) {
+    return "unexpected argument '" + parsed.value().positional.front() + "'";
+  }
+  if (out.all_namespaces == !out.namespace_.empty()) {
+    return "choose exactly one of --namespace NS and --all-namespaces";
+  }
+  if (out.output != "table" && out.output != "json" && out.output != "policyreport") {
+    return "-o must be table, json or policyreport";
+  }
+  const bool flags = !out.server.empty() || !out.token_file.empty() || !out.ca_file.empty();
+  if (flags && !out.kubeconfig.empty()) {
+    return "--kubeconfig excludes --server/--token-file/--ca";
+  }
+  if (flags && (out.server.empty() || out.token_file.empty() || out.ca_file.empty())) {
+    return "--server, --token-file and --ca go together";
+  }
+  return "";
+}
+
+// Every page of one collection, each handed to `take`. A collection the cluster does not serve
+// (404) is empty: a cluster without the RayCluster CRD has no RayClusters.
+Status list_all(reaper::KubeApi& api, const std::string& prefix, const std::string& resource,
+                const AuditArgs& a, const std::function<Result<std::string>(std::string_view)>& take) {
+  std::string token;
+  do {
+    const std::string target = reaper::collection_target(
+        prefix, resource, a.all_namespaces ? "" : a.namespace_, static_cast<int>(a.page_size),
+        token);
+    Result<std::optional<std::string>> body = api.get(target);
+    if (!body) {
+      return body.error();
+    }
+    if (!body.value()) {
+      return {};
+    }
+    Result<std::string> next = take(*body.value());
+    if (!next) {
+      return invalid_argument("GET " + target + ": " + next.error().message);
+    }
+    token = std::move(next.value());
+  } while (!token.empty());
+  return {};
+}
+
+Status list_owned(reaper::KubeApi& api, const std::string& prefix, const std::string& resource,
+                  const AuditArgs& a, bool pods, std::vector<admission::OwnedObject>& into) {
+  return list_all(api, prefix, resource, a, [&](std::string_view text) -> Result<std::string> {
+    Result<admission::ListPage<admission::OwnedObject>> page =
+        admission::decode_owned_list(text, pods);
+    if (!page) {
+      return page.error();
+    }
+    for (admission::OwnedObject& o : page.value().items) {
+      into.push_back(std::move(o));
+    }
+    return std::move(page.value().continue_token);
+  });
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "rayjob-guard audit: %s\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int run_audit(const Args& args) {
+  AuditArgs a;
+  bool help = false;
+  if (const std::string err = parse(args, a, help); !err.empty()) {
+    std::fprintf(stderr, "rayjob-guard audit: %s\n%s", err.c_str(), kAuditUsage);
+    return 2;
+  }
+  if (help) {
+    std::fputs(kAuditUsage, stdout);
+    return 0;
+  }
+  // Retries are logged as warnings on stderr, like reap's; the report is stdout's alone.
+  logging::init_logging(logging::LogFormat::kText, "warn");
+  Result<admission::LoadedPolicy> policy = admission::load_policy_or_default(a.policy_file);
+  if (!policy) {
+    return fail("policy: " + policy.error().message);
+  }
+  Result<reaper::ApiEndpoint> endpoint = reaper::chosen_endpoint(
+      a.kubeconfig, a.server, a.token_file, a.ca_file, kServiceAccountDir);
+  if (!endpoint) {
+    return fail(endpoint.error().message);
+  }
+  Result<std::unique_ptr<reaper::HttpsClient>> client =
+      reaper::HttpsClient::create(endpoint.value(), std::chrono::seconds(a.timeout_seconds));
+  if (!client) {
+    return fail(client.error().message);
+  }
+  reaper::Backoff backoff;
+  backoff.max_attempts = 3;
+  reaper::KubeApi api(
+      *client.value(), backoff,
+      [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }, std::random_device{}());
+
+  admission::AuditInput input;
+  Status listed = list_all(
+      api, "/apis/ray.io/v1", "rayjobs", a, [&](std::string_view text) -> Result<std::string> {
+        Result<admission::ListPage<admission::AuditedRayJob>> page =
+            admission::decode_audit_rayjobs(text);
+        if (!page) {
+          return page.error();
+        }
+        for (admission::AuditedRayJob& j : page.value().items) {
+          input.rayjobs.push_back(std::move(j));
+        }
+        return std::move(page.value().continue_token);
+      });
+  if (listed) {
+    listed = list_owned(api, "/apis/batch/v1", "jobs", a, false, input.jobs);
+  }
+  if (listed) {
+    listed = list_owned(api, "/apis/ray.io/v1", "rayclusters", a, false, input.clusters);
+  }
+  if (listed) {
+    listed = list_owned(api, "/api/v1", "pods", a, true, input.pods);
+  }
+  if (!listed) {
+    return fail(listed.error().message);
+  }
+  const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                               std::chrono::system_clock::now().time_since_epoch())
+                               .count();
+  const admission::AuditReport report =
+      admission::run_audit(input, policy.value(), now, a.grace_seconds);
+  const std::string out = a.output == "json"           ? admission::encode_audit_json(report) + "\n"
+                          : a.output == "policyreport" ? admission::encode_audit_policyreports(report) + "\n"
+                                                       : admission::encode_audit_table(report);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return report.found() ? 1 : 0;
+}
+
+}  // namespace rjg::cli
