@@ -34,7 +34,7 @@ import tempfile
 import time
 
 ARGS = None
-COMMANDS = ("serve", "review", "check", "policy", "reap")
+COMMANDS = ("serve", "review", "check", "policy", "reap", "audit")
 POLICY_SECTIONS = ("kuberay", "lifecycle", "images", "quota", "rules")
 
 

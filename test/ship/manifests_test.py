@@ -226,6 +226,25 @@ def main():
     ok(got == want, f"tenant-a ResourceQuota compute {got} equals policy quota.namespaces.tenant-a {want}")
     print("ok: manifests/tenant: namespace, object-count and compute quota matching the policy")
 
+    audit = render("manifests/audit")
+    kinds = {d["kind"]: d for d in audit}
+    rules = kinds["ClusterRole"]["rules"]
+    verbs = {v for r in rules for v in r["verbs"]}
+    ok(verbs == {"get", "list"}, f"manifests/audit: the ClusterRole is read-only (verbs {sorted(verbs)})")
+    granted = {(g, res) for r in rules for g in r["apiGroups"] for res in r["resources"]}
+    ok(granted == {("ray.io", "rayjobs"), ("ray.io", "rayclusters"), ("batch", "jobs"), ("", "pods")},
+       f"manifests/audit: the ClusterRole grants exactly what audit lists ({sorted(granted)})")
+    pod = kinds["CronJob"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+    args = pod["containers"][0]["args"]
+    ok(args[:2] == ["audit", "--all-namespaces"] and "--policy" in args,
+       f"manifests/audit: the CronJob runs audit cluster-wide with the webhook's policy ({args})")
+    ok(pod["serviceAccountName"] == kinds["ServiceAccount"]["metadata"]["name"]
+       == kinds["ClusterRoleBinding"]["subjects"][0]["name"],
+       "manifests/audit: the CronJob runs as the ServiceAccount the ClusterRole is bound to")
+    ok(pod["volumes"][0]["configMap"]["name"] == "rayjob-guard-policy",
+       "manifests/audit: the CronJob mounts the webhook's policy ConfigMap")
+    print("ok: manifests/audit: read-only RBAC, the hourly CronJob on the webhook's policy")
+
     values = yaml.safe_load(open(os.path.join(REPO, "manifests", "kuberay", "values.yaml")))
     gates = {g["name"]: g["enabled"] for g in values["featureGates"]}
     ok(gates.get("RayJobDeletionPolicy") is True and gates.get("RayClusterStatusConditions") is True,
