@@ -477,7 +477,65 @@ def free_port():
 
 # --- the measured run of one lifecycle mode -------------------------------------------------------
 
-def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=None):
+def quantity(text):
+    """A Kubernetes quantity as a number (the spellings pods and audit write: 1, 500m, 2Gi...)."""
+    units = {"m": 1e-3, "k": 1e3, "M": 1e6, "G": 1e9, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
+    for suffix in sorted(units, key=len, reverse=True):
+        if text.endswith(suffix):
+            return float(text[:-len(suffix)]) * units[suffix]
+    return float(text)
+
+
+def audit_leak(s, ns, name, policy):
+    """`rayjob-guard audit` on what the real operator left behind: the leaked RayJob is the one
+    quota hold it reports, with the rule `want`, holding what the apiserver says it holds."""
+    r = run([s.args.binary, "audit", "--policy", policy, "-n", ns, "-o", "json",
+             "--kubeconfig", s.kubeconfig], check=False)
+    if r.returncode != 1:
+        raise Fail(f"audit -n {ns}: exit {r.returncode}, expected 1 (found):\n{r.stdout}{r.stderr}")
+    report = json.loads(r.stdout)
+    waste = [x for x in report["results"] if x["category"] == "waste"]
+    got = [(x["resources"][0]["name"], x["rule"]) for x in waste]
+    if got != [(name, "deployment-failed-unmatched")]:
+        raise Fail(f"audit -n {ns} reports the holds {got}, expected only "
+                   f"({name}, deployment-failed-unmatched)")
+    rj = s.get_rayjob(ns, name)
+    uid = rj["metadata"]["uid"]
+    if waste[0]["resources"][0]["uid"] != uid:
+        raise Fail(f"audit names uid {waste[0]['resources'][0]['uid']}, the RayJob's is {uid}")
+    owners = {uid}
+    jobs = 0
+    for j in s.kube.get(f"/apis/batch/v1/namespaces/{ns}/jobs")["items"]:
+        if any(o["uid"] == uid for o in j["metadata"].get("ownerReferences") or []):
+            jobs += 1
+            owners.add(j["metadata"]["uid"])
+    for rc in s.kube.get(f"/apis/ray.io/v1/namespaces/{ns}/rayclusters")["items"]:
+        if any(o["uid"] == uid for o in rc["metadata"].get("ownerReferences") or []):
+            owners.add(rc["metadata"]["uid"])
+    pods, cpu, mem = 0, 0.0, 0.0
+    for p in s.kube.get(f"/api/v1/namespaces/{ns}/pods")["items"]:
+        mine = any(o["uid"] in owners for o in p["metadata"].get("ownerReferences") or [])
+        if not mine or p.get("status", {}).get("phase") in ("Succeeded", "Failed"):
+            continue
+        pods += 1
+        reqs = [c.get("resources", {}).get("requests", {}) for c in p["spec"]["containers"]]
+        cpu += sum(quantity(q.get("cpu", "0")) for q in reqs)
+        mem += sum(quantity(q.get("memory", "0")) for q in reqs)
+    props = waste[0]["properties"]
+    want = {"count/rayjobs.ray.io": 1, "count/jobs.batch": jobs, "pods": pods,
+            "requests.cpu": cpu, "requests.memory": mem}
+    have = {k: quantity(props[k]) for k in want}
+    if have != want or pods == 0:
+        raise Fail(f"audit says {ns}/{name} holds {props}; the apiserver says {want}")
+    say(f"audit finds the leak the operator left: {name} {waste[0]['rule']}, holding "
+        f"{', '.join(f'{k} {props[k]}' for k in want)} (as the apiserver says)")
+    table = run([s.args.binary, "audit", "--policy", policy, "-n", ns, "--kubeconfig", s.kubeconfig],
+                check=False)
+    say("audit's table:\n" + table.stdout.rstrip())
+
+
+def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=None,
+             audit_policy=None):
     """Case 2 for one mode: a succeeded run and an application failure (two heads at once), then
     a pre-start failure. Appends its rows to the suite's table as it measures them (a failure
     later keeps the rows measured so far). Quota usage is printed at each step."""
@@ -542,6 +600,8 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
             say(f"LEAK, as the issue says: {left} still stored {time.time() - end:.0f} s after endTime")
             rows.append({"mode": mode, "version": version, "outcome": "prestart", "result": "leaked",
                          "seconds_after_end": None, "left": left})
+            if audit_policy:
+                audit_leak(s, ns, name, audit_policy)
             return rows
         bound = MAX_SUCCEEDED_TTL if mode in ("deletionPolicy", "operatorDeletesRayJob") else MAX_FAILED_TTL
         wait_for(f"pre-start RayJob {name} with everything it owned to be gone ({mode}, bound {bound} s)",
@@ -624,7 +684,10 @@ def group_v15(s):
     else:
         s.webhook("up", old)
         s.register()
-    run_mode(s, ns, "deletionRules", "v1.5.0", expect_leak_prestart=True)
+    # audit judges by the deletion rules these RayJobs rely on; a policy file that validates (1.6
+    # rule set) stands for them, since the 1.5 one is refused.
+    audit_policy = s.policy("audit-rules", "1.6", "deletionRules", True, nss)
+    run_mode(s, ns, "deletionRules", "v1.5.0", expect_leak_prestart=True, audit_policy=audit_policy)
     cleanup_ns(s, ns)
     if not remedy:
         s.webhook("down")
