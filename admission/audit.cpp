@@ -272,7 +272,7 @@ void write_result(Writer& w, const AuditResult& r, std::int64_t now) {
   property(w, "policy", "rayjob-guard");
   property(w, "rule", r.rule);
   property(w, "result", outcome_name(r.outcome));
-  property(w, "severity", r.outcome == AuditOutcome::kFail ? "high" : "medium");
+  property(w, "severity", r.outcome == AuditOutcome::kWarn ? "medium" : "high");
   property(w, "category", r.waste ? "waste" : "policy");
   w.Key("scored");
   w.Bool(!r.waste);
@@ -371,10 +371,11 @@ Result<ListPage<AuditedRayJob>> decode_audit_rayjobs(std::string_view text) {
       text, [&](const Value& item, const Path& path, std::size_t i,
                 ListPage<AuditedRayJob>& page) -> Status {
         Result<policy::RayJob> job = decode_rayjob(item, path);
+        AuditedRayJob a{job ? std::move(job.value()) : policy::RayJob{},
+                        std::move(candidates.value().items[i]), {}, {}};
         if (!job) {
-          return job.error();
+          a.decode_error = job.error().message;
         }
-        AuditedRayJob a{std::move(job.value()), std::move(candidates.value().items[i]), {}};
         const Path mpath = path.field("metadata");
         std::optional<std::string> created;
         RJG_RETURN_IF_ERROR(json::read_string(*json::member(item, "metadata"),
@@ -423,6 +424,14 @@ AuditReport run_audit(const AuditInput& input, const LoadedPolicy& policy, std::
     base.status = status_text(s);
     if (a->created) {
       base.age_seconds = now - *a->created;
+    }
+    if (!a->decode_error.empty()) {
+      AuditResult r = base;
+      r.rule = "decode";
+      r.outcome = AuditOutcome::kError;
+      r.message = "[decode] this RayJob cannot be read, so it was not judged: " + a->decode_error;
+      report.results.push_back(std::move(r));
+      continue;
     }
     const std::size_t before = report.results.size();
     policy::AdmissionRequest request;

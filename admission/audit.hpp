@@ -27,6 +27,9 @@ struct AuditedRayJob {
   policy::RayJob job;
   policy::ReapCandidate status;
   std::optional<std::int64_t> created;  // metadata.creationTimestamp, seconds since the epoch
+  // Why `job` could not be read (a field of the wrong type, naming its path), or "". Such a
+  // RayJob is reported as an `error` result instead of failing the whole audit.
+  std::string decode_error;
 };
 
 // One listed Job, RayCluster or Pod: who owns it and, for a Pod, whether quota counts its
@@ -49,7 +52,8 @@ struct ListPage {
 };
 
 // Decodes one RayJobList page. Returns kInvalidArgument naming the JSON path, like
-// decode_rayjob_list, for anything that is not a RayJobList of well-typed RayJobs.
+// decode_rayjob_list, for anything that is not a RayJobList whose items have the metadata and
+// status the reaper reads; a spec the policy model cannot read sets that item's decode_error.
 Result<ListPage<AuditedRayJob>> decode_audit_rayjobs(std::string_view text);
 
 // Decodes one page of any list (JobList, RayClusterList, PodList): metadata and owners of every
@@ -75,7 +79,7 @@ struct AuditResult {
   std::string namespace_;
   std::string name;
   std::string uid;
-  std::string rule;      // a rule id, a hold id (policy::hold_kind_id) or "decode"
+  std::string rule;      // a rule id, a hold id (policy::hold_kind_id) or "decode" (an error)
   AuditOutcome outcome = AuditOutcome::kWarn;
   bool waste = false;    // a quota hold (category waste) rather than a policy result
   std::string field;     // the finding's field path; empty for holds
@@ -108,7 +112,7 @@ struct AuditInput {
 // Judges every RayJob of `input` under `policy` at `now` (seconds since the epoch) with
 // `grace_seconds` past the TTL bounds. Each RayJob is evaluated as a CREATE in its namespace
 // (denials fail, warnings warn) and by policy::decide_quota_hold (a hold warns, with its
-// Holding). Never fails.
+// Holding); one with a decode_error gets one `error` result, rule "decode". Never fails.
 AuditReport run_audit(const AuditInput& input, const LoadedPolicy& policy, std::int64_t now,
                       std::int64_t grace_seconds);
 

@@ -226,6 +226,27 @@ TEST_F(Audit, CleanClusterFindsNothing) {
             "pass: 1, fail: 0, warn: 0, error: 0, skip: 0\n");
 }
 
+TEST_F(Audit, AnUnreadableRayJobIsAnErrorAndTheRestIsJudged) {
+  std::string bad = rayjob("bad", "u-bad", "");
+  const std::size_t at = bad.find("\"backoffLimit\":");
+  ASSERT_NE(at, std::string::npos);
+  bad.replace(at, bad.find_first_of(",}", at) - at, "\"backoffLimit\":\"two\"");
+  Result<ListPage<AuditedRayJob>> jobs =
+      decode_audit_rayjobs(list("RayJobList", bad + "," + rayjob("ok", "u-ok", "")));
+  ASSERT_TRUE(jobs) << jobs.error().message;
+  AuditInput in;
+  in.rayjobs = std::move(jobs.value().items);
+  const AuditReport r = run_audit(in, policy_, kNow, 300);
+  EXPECT_EQ(r.pass, 1);
+  EXPECT_EQ(r.error, 1);
+  ASSERT_EQ(r.results.size(), 1u);
+  EXPECT_EQ(r.results[0].name, "bad");
+  EXPECT_EQ(r.results[0].rule, "decode");
+  EXPECT_NE(r.results[0].message.find("items[0].spec.backoffLimit"), std::string::npos)
+      << r.results[0].message;
+  EXPECT_TRUE(r.found());
+}
+
 TEST(AuditDecode, BadInputNamesItsPath) {
   const auto err = [](const std::string& text, bool pods) {
     Result<ListPage<OwnedObject>> r = decode_owned_list(text, pods);
