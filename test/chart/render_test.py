@@ -241,6 +241,28 @@ def main():
     ok(not [d for d in template("self-signed.yaml") if d["kind"] == "CronJob"], "reaper off by default")
     print("ok: reaper: CronJob and RBAC agree with manifests/reaper and manifests/reaper/namespaced; off by default")
 
+    # --- the audit, against manifests/audit
+    ka = kustomize("manifests/audit")
+    docs = template("monitoring.yaml")
+    kspec = one(ka, "CronJob", "rayjob-guard-audit", NS)["spec"]
+    hspec = one(docs, "CronJob", "rayjob-guard-audit", NS)["spec"]
+    for field in ("schedule", "concurrencyPolicy", "startingDeadlineSeconds"):
+        ok(hspec[field] == kspec[field], f"audit {field} agrees")
+    kpod = kspec["jobTemplate"]["spec"]["template"]["spec"]
+    hpod = hspec["jobTemplate"]["spec"]["template"]["spec"]
+    ok(hpod["containers"][0]["args"] == kpod["containers"][0]["args"],
+       f"audit args agree: {hpod['containers'][0]['args']}")
+    ok(hpod["serviceAccountName"] == "rayjob-guard-audit" and
+       hpod["volumes"][0]["configMap"]["name"] == "rayjob-guard-policy",
+       "audit runs as its ServiceAccount with the webhook's policy ConfigMap")
+    ok(one(ka, "ClusterRole", "rayjob-guard-audit")["rules"] == one(docs, "ClusterRole", "rayjob-guard-audit")["rules"],
+       "audit ClusterRole rules agree (read-only)")
+    args = one(template("monitoring.yaml", sets=("audit.graceSeconds=900", "audit.output=policyreport")),
+               "CronJob", "rayjob-guard-audit", NS)["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    ok(args[2:6] == ["-o", "policyreport", "--grace", "900"], f"audit values reach its args: {args}")
+    ok(not [d for d in template("self-signed.yaml") if d["kind"] == "CronJob"], "audit off by default")
+    print("ok: audit: CronJob and read-only RBAC agree with manifests/audit; values reach its args; off by default")
+
     # --- monitoring: opt-in, ServiceMonitor on the metrics port, PrometheusRule valid for promtool
     ok(not [d for d in template("cert-manager.yaml") if d["apiVersion"].startswith("monitoring.coreos.com/")],
        "no monitoring objects by default")

@@ -38,3 +38,68 @@ app.kubernetes.io/component: webhook
 {{- end -}}
 {{- toYaml $p -}}
 {{- end -}}
+
+{{/*
+A CronJob that runs one rayjob-guard command with the webhook's policy ConfigMap mounted (the
+reaper, the audit), as ServiceAccount <fullname>-<component>. Takes a dict: root (the chart
+context), component, schedule, startingDeadlineSeconds, activeDeadlineSeconds,
+ttlSecondsAfterFinished, args (strings), resources.
+*/}}
+{{- define "rayjob-guard.cronJob" -}}
+{{- $root := .root -}}
+{{- $fullname := include "rayjob-guard.fullname" $root -}}
+apiVersion: batch/v1
+kind: CronJob
+metadata:
+  name: {{ $fullname }}-{{ .component }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "rayjob-guard.labels" $root | nindent 4 }}
+    app.kubernetes.io/component: {{ .component }}
+spec:
+  schedule: {{ .schedule | quote }}
+  concurrencyPolicy: Forbid
+  startingDeadlineSeconds: {{ .startingDeadlineSeconds }}
+  successfulJobsHistoryLimit: 1
+  failedJobsHistoryLimit: 3
+  jobTemplate:
+    spec:
+      backoffLimit: 0
+      activeDeadlineSeconds: {{ .activeDeadlineSeconds }}
+      ttlSecondsAfterFinished: {{ .ttlSecondsAfterFinished }}
+      template:
+        metadata:
+          labels:
+            app.kubernetes.io/name: {{ include "rayjob-guard.name" $root }}
+            app.kubernetes.io/instance: {{ $root.Release.Name }}
+            app.kubernetes.io/component: {{ .component }}
+        spec:
+          serviceAccountName: {{ $fullname }}-{{ .component }}
+          automountServiceAccountToken: true
+          restartPolicy: Never
+          enableServiceLinks: false
+          {{- with $root.Values.imagePullSecrets }}
+          imagePullSecrets:
+            {{- toYaml . | nindent 12 }}
+          {{- end }}
+          securityContext:
+            {{- toYaml $root.Values.podSecurityContext | nindent 12 }}
+          containers:
+            - name: {{ .component }}
+              image: {{ include "rayjob-guard.image" $root }}
+              imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+              args:
+                {{- toYaml .args | nindent 16 }}
+              resources:
+                {{- toYaml .resources | nindent 16 }}
+              securityContext:
+                {{- toYaml $root.Values.securityContext | nindent 16 }}
+              volumeMounts:
+                - name: policy
+                  mountPath: /etc/rayjob-guard/policy
+                  readOnly: true
+          volumes:
+            - name: policy
+              configMap:
+                name: {{ $fullname }}-policy
+{{- end -}}
