@@ -260,7 +260,9 @@ def main():
     args = one(template("monitoring.yaml", sets=("audit.graceSeconds=900", "audit.output=policyreport")),
                "CronJob", "rayjob-guard-audit", NS)["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"]
     ok(args[2:6] == ["-o", "policyreport", "--grace", "900"], f"audit values reach its args: {args}")
-    ok(not [d for d in template("self-signed.yaml") if d["kind"] == "CronJob"], "audit off by default")
+    ok(not [d for d in template("self-signed.yaml")
+            if (d["metadata"].get("labels") or {}).get("app.kubernetes.io/component") == "audit"],
+       "audit off by default: no audit ServiceAccount, RBAC or CronJob")
     print("ok: audit: CronJob and read-only RBAC agree with manifests/audit; values reach its args; off by default")
 
     # --- monitoring: opt-in, ServiceMonitor on the metrics port, PrometheusRule valid for promtool
