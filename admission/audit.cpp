@@ -24,11 +24,21 @@ namespace {
 using json::Path;
 using json::Value;
 
-// Reads the list envelope: the top-level object, metadata.continue and the items array.
-Result<const Value*> list_items(const json::Document& doc, std::string& continue_token) {
+// Reads the list envelope: the top-level object, its kind (when `kind` is not empty),
+// metadata.continue and the items array.
+Result<const Value*> list_items(const json::Document& doc, std::string_view kind,
+                                std::string& continue_token) {
   const Path root("");
   if (!doc.IsObject()) {
     return json::type_error(root, "a list object", doc);
+  }
+  if (!kind.empty()) {
+    std::optional<std::string> got;
+    RJG_RETURN_IF_ERROR(json::read_string(doc, "kind", root, got));
+    if (got != kind) {
+      return invalid_argument("kind: expected \"" + std::string(kind) + "\", got " +
+                              (got ? "\"" + *got + "\"" : std::string("nothing")));
+    }
   }
   Result<const Value*> meta = json::read_object(doc, "metadata", root);
   if (!meta) {
@@ -48,23 +58,24 @@ Result<const Value*> list_items(const json::Document& doc, std::string& continue
   return items.value();
 }
 
-// Parses one list page and hands each item, its path and index to `each`, which appends to the
-// page; the first error stops the decoding.
+// Parses one list page (of `kind`, unless empty) and hands each item and its path to `each`, which appends to the page;
+// the first error stops the decoding.
 template <typename T, typename Each>
-Result<ListPage<T>> decode_list(std::string_view text, Each each) {
+Result<ListPage<T>> decode_list(std::string_view text, std::string_view kind, Each each) {
   Result<json::Document> parsed = json::parse(text);
   if (!parsed) {
-    return invalid_argument("list: " + parsed.error().message);
+    return invalid_argument((kind.empty() ? std::string("list") : std::string(kind)) + ": " +
+                            parsed.error().message);
   }
   ListPage<T> page;
-  Result<const Value*> items = list_items(parsed.value(), page.continue_token);
+  Result<const Value*> items = list_items(parsed.value(), kind, page.continue_token);
   if (!items) {
     return items.error();
   }
   const Path root("");
   const Path ipath = root.field("items");
   for (rapidjson::SizeType i = 0; i < items.value()->Size(); ++i) {
-    RJG_RETURN_IF_ERROR(each((*items.value())[i], ipath.index(i), i, page));
+    RJG_RETURN_IF_ERROR(each((*items.value())[i], ipath.index(i), page));
   }
   return page;
 }
@@ -363,16 +374,13 @@ Holding& Holding::operator+=(const Holding& o) {
 }
 
 Result<ListPage<AuditedRayJob>> decode_audit_rayjobs(std::string_view text) {
-  Result<RayJobListPage> candidates = decode_rayjob_list(text);
-  if (!candidates) {
-    return candidates.error();
-  }
   return decode_list<AuditedRayJob>(
-      text, [&](const Value& item, const Path& path, std::size_t i,
-                ListPage<AuditedRayJob>& page) -> Status {
+      text, "RayJobList", [](const Value& item, const Path& path, ListPage<AuditedRayJob>& page) -> Status {
+        policy::ReapCandidate status;
+        RJG_RETURN_IF_ERROR(decode_reap_candidate(item, path, status));
         Result<policy::RayJob> job = decode_rayjob(item, path);
-        AuditedRayJob a{job ? std::move(job.value()) : policy::RayJob{},
-                        std::move(candidates.value().items[i]), {}, {}};
+        AuditedRayJob a{job ? std::move(job.value()) : policy::RayJob{}, std::move(status), {},
+                        {}};
         if (!job) {
           a.decode_error = job.error().message;
         }
@@ -394,7 +402,7 @@ Result<ListPage<AuditedRayJob>> decode_audit_rayjobs(std::string_view text) {
 }
 
 Result<ListPage<OwnedObject>> decode_owned_list(std::string_view text, bool pods) {
-  return decode_list<OwnedObject>(text, [pods](const Value& item, const Path& path, std::size_t,
+  return decode_list<OwnedObject>(text, "", [pods](const Value& item, const Path& path,
                                                ListPage<OwnedObject>& page) -> Status {
     OwnedObject o;
     RJG_RETURN_IF_ERROR(decode_owned(item, path, pods, o));
@@ -459,9 +467,7 @@ AuditReport run_audit(const AuditInput& input, const LoadedPolicy& policy, std::
       r.waste = true;
       r.message = "[" + r.rule + "] " + hold->message;
       r.holds = holding_of(s.uid, input);
-      auto& [count, total] = report.held[s.namespace_];
-      ++count;
-      total += *r.holds;
+      report.held[s.namespace_] += *r.holds;
       report.results.push_back(std::move(r));
     }
     if (report.results.size() == before) {
@@ -494,9 +500,8 @@ std::string encode_audit_table(const AuditReport& report) {
     std::vector<std::vector<std::string>> held{{"NAMESPACE", "HELD-BY", "COUNT/RAYJOBS.RAY.IO",
                                                 "COUNT/JOBS.BATCH", "PODS", "REQUESTS.CPU",
                                                 "REQUESTS.MEMORY"}};
-    for (const auto& [ns, entry] : report.held) {
-      const auto& [count, h] = entry;
-      held.push_back({ns, std::to_string(count) + (count == 1 ? " RayJob" : " RayJobs"),
+    for (const auto& [ns, h] : report.held) {
+      held.push_back({ns, std::to_string(h.rayjobs) + (h.rayjobs == 1 ? " RayJob" : " RayJobs"),
                       std::to_string(h.rayjobs), std::to_string(h.jobs), std::to_string(h.pods),
                       h.requests_cpu.to_string(), h.requests_memory.to_string()});
     }

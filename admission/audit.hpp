@@ -97,8 +97,9 @@ struct AuditReport {
   int warn = 0;
   int error = 0;
   std::vector<AuditResult> results;  // by namespace, then name, then rule order
-  // Per namespace, what the RayJobs holding quota for nothing hold together, and how many.
-  std::map<std::string, std::pair<int, Holding>> held;
+  // Per namespace, what the RayJobs holding quota for nothing hold together (`rayjobs` counts
+  // them).
+  std::map<std::string, Holding> held;
   bool found() const { return fail + warn + error > 0; }
 };
 

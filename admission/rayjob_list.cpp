@@ -154,6 +154,12 @@ Result<std::int64_t> parse_rfc3339(std::string_view s) {
   return days * 86400 + hour * 3600 + minute * 60 + second - offset_seconds;
 }
 
+Status decode_reap_candidate(const Value& item, const Path& path, policy::ReapCandidate& out) {
+  RJG_RETURN_IF_ERROR(json::check_object(item, path));
+  RJG_RETURN_IF_ERROR(decode_metadata(item, path, out));
+  return decode_status(item, path, out);
+}
+
 Result<RayJobListPage> decode_rayjob_list(std::string_view text) {
   Result<json::Document> parsed = json::parse(text);
   if (!parsed) {
@@ -199,14 +205,8 @@ Result<RayJobListPage> decode_rayjob_list(std::string_view text) {
   for (rapidjson::SizeType i = 0; i < arr.Size(); ++i) {
     const Path path = ipath.index(i);
     const Value& item = arr[i];
-    RJG_RETURN_IF_ERROR(json::check_object(item, path));
     policy::ReapCandidate c;
-    if (Status s = decode_metadata(item, path, c); !s) {
-      return s.error();
-    }
-    if (Status s = decode_status(item, path, c); !s) {
-      return s.error();
-    }
+    RJG_RETURN_IF_ERROR(decode_reap_candidate(item, path, c));
     page.items.push_back(std::move(c));
   }
   return page;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admission/json_reader.hpp"
 #include "common/result.hpp"
 #include "policy/reap_decision.hpp"
 
@@ -28,6 +29,12 @@ struct RayJobListPage {
 // not strings; an endTime that is not RFC 3339; metadata.continue not a string.
 // An absent status or absent status fields are fine (a RayJob the operator has not seen yet).
 Result<RayJobListPage> decode_rayjob_list(std::string_view text);
+
+// Decodes one list item (its JSON path is `path`) into `out`: the metadata and status fields
+// above, with the same errors. decode_rayjob_list calls it for each item; so does audit, which
+// reads the spec of the same item too.
+Status decode_reap_candidate(const json::Value& item, const json::Path& path,
+                             policy::ReapCandidate& out);
 
 // Parses an RFC 3339 date-time ("2026-11-29T15:07:29Z", fractional seconds and numeric offsets
 // accepted) into whole seconds since the epoch (fractions truncated toward the past).

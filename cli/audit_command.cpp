@@ -53,19 +53,6 @@ struct AuditArgs {
   long timeout_seconds = 30;
 };
 
-std::function<Status(const std::string&)> whole(long& into, long min, long max) {
-  return [&into, min, max](const std::string& text) -> Status {
-    if (text.empty() || text.size() > 9 ||
-        text.find_first_not_of("0123456789") != std::string::npos || std::stol(text) < min ||
-        std::stol(text) > max) {
-      return invalid_argument("must be a whole number in " + std::to_string(min) + "-" +
-                              std::to_string(max) + ", got '" + text + "'");
-    }
-    into = std::stol(text);
-    return {};
-  };
-}
-
 // Returns an error message, or "" when the arguments are consistent.
 std::string parse(const Args& args, AuditArgs& out, bool& help) {
   Result<flags::Parsed> parsed =
@@ -73,13 +60,13 @@ std::string parse(const Args& args, AuditArgs& out, bool& help) {
                           {"--namespace", "-n", true, flags::text(out.namespace_)},
                           {"--all-namespaces", "-A", false, flags::on(out.all_namespaces)},
                           {"--output", "-o", true, flags::text(out.output)},
-                          {"--grace", "", true, whole(out.grace_seconds, 0, 31'536'000)},
+                          {"--grace", "", true, flags::whole(out.grace_seconds, 0, 31'536'000)},
                           {"--kubeconfig", "", true, flags::text(out.kubeconfig)},
                           {"--server", "", true, flags::text(out.server)},
                           {"--token-file", "", true, flags::text(out.token_file)},
                           {"--ca", "", true, flags::text(out.ca_file)},
-                          {"--page-size", "", true, whole(out.page_size, 1, 5000)},
-                          {"--timeout", "", true, whole(out.timeout_seconds, 1, 86400)}});
+                          {"--page-size", "", true, flags::whole(out.page_size, 1, 5000)},
+                          {"--timeout", "", true, flags::whole(out.timeout_seconds, 1, 86400)}});
   if (!parsed.ok()) {
     return parsed.error().message;
   }

@@ -60,20 +60,6 @@ int config_error(const std::string& message) {
   return 2;
 }
 
-// A setter for a whole number within [1, max].
-std::function<Status(const std::string&)> positive(long& into, long max) {
-  return [&into, max](const std::string& text) -> Status {
-    if (text.empty() || text.size() > 9 ||
-        text.find_first_not_of("0123456789") != std::string::npos || std::stol(text) < 1 ||
-        std::stol(text) > max) {
-      return invalid_argument("must be a whole number in 1-" + std::to_string(max) + ", got '" +
-                              text + "'");
-    }
-    into = std::stol(text);
-    return {};
-  };
-}
-
 // Returns an error message, or "" when the arguments are consistent.
 std::string parse(const Args& args, ReapArgs& out, bool& help) {
   long interval = 0;
@@ -83,13 +69,13 @@ std::string parse(const Args& args, ReapArgs& out, bool& help) {
                           {"--all-namespaces", "-A", false, flags::on(out.all_namespaces)},
                           {"--dry-run", "", false, flags::on(out.dry_run)},
                           {"--once", "", false, flags::on(out.once)},
-                          {"--interval", "", true, positive(interval, 86400)},
+                          {"--interval", "", true, flags::whole(interval, 1, 86400)},
                           {"--kubeconfig", "", true, flags::text(out.kubeconfig)},
                           {"--server", "", true, flags::text(out.server)},
                           {"--token-file", "", true, flags::text(out.token_file)},
                           {"--ca", "", true, flags::text(out.ca_file)},
-                          {"--page-size", "", true, positive(out.page_size, 5000)},
-                          {"--timeout", "", true, positive(out.timeout_seconds, 86400)},
+                          {"--page-size", "", true, flags::whole(out.page_size, 1, 5000)},
+                          {"--timeout", "", true, flags::whole(out.timeout_seconds, 1, 86400)},
                           {"--log-level", "", true, flags::text(out.log_level)}});
   if (!parsed.ok()) {
     return parsed.error().message;

@@ -95,6 +95,21 @@ inline std::function<Status(const std::string&)> text(std::string& into) {
   };
 }
 
+// A setter for a whole number within [min, max] (at most 9 digits, no sign): anything else is
+// "must be a whole number in MIN-MAX, got 'TEXT'".
+inline std::function<Status(const std::string&)> whole(long& into, long min, long max) {
+  return [&into, min, max](const std::string& text) -> Status {
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos || std::stol(text) < min ||
+        std::stol(text) > max) {
+      return invalid_argument("must be a whole number in " + std::to_string(min) + "-" +
+                              std::to_string(max) + ", got '" + text + "'");
+    }
+    into = std::stol(text);
+    return {};
+  };
+}
+
 // A setter for a switch.
 inline std::function<Status(const std::string&)> on(bool& into) {
   return [&into](const std::string&) -> Status {

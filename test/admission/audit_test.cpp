@@ -141,8 +141,8 @@ TEST_F(Audit, JudgesPolicyAndHoldsAndCountsWhatIsHeld) {
   EXPECT_EQ(r.results[1].rule, "validation-failed");
   EXPECT_NE(r.results[1].message.find("(bad spec)"), std::string::npos);
   ASSERT_EQ(r.held.count("tenant-a"), 1u);
-  EXPECT_EQ(r.held.at("tenant-a").first, 2);
-  EXPECT_EQ(r.held.at("tenant-a").second.jobs, 1);
+  EXPECT_EQ(r.held.at("tenant-a").rayjobs, 2);
+  EXPECT_EQ(r.held.at("tenant-a").jobs, 1);
   EXPECT_TRUE(r.found());
 }
 
