@@ -24,6 +24,8 @@ import netns
 import podid
 
 DASHBOARD = "http://127.0.0.1:8265"
+DASHBOARD_AGENT = "http://127.0.0.1:52365"  # Ray's dashboard agent (--dashboard-agent-listen-port)
+SUBMIT_ATTEMPTS = 4
 
 
 class RayHead:
@@ -79,13 +81,16 @@ class RayHead:
             with open(self.log_path, encoding="utf-8", errors="replace") as f:
                 tail = f.read()[-1500:]
             raise RuntimeError(f"ray start exited {self.proc.returncode}:\n{tail}")
-        code, _ = self.api("/api/version")
-        return code == 200
+        # The readiness probe KubeRay gives a head pod: the dashboard agent's raylet check and the
+        # dashboard's GCS check. /api/version alone answers before the job agent is registered.
+        agent_code, agent = self.api("/api/local_raylet_healthz", base=DASHBOARD_AGENT)
+        gcs_code, gcs = self.api("/api/gcs_healthz")
+        return agent_code == 200 and "success" in agent and gcs_code == 200 and "success" in gcs
 
-    def api(self, path):
-        """GET on the dashboard from inside the namespace: (HTTP status, body)."""
+    def api(self, path, base=DASHBOARD):
+        """GET on the dashboard (or `base`) from inside the namespace: (HTTP status, body)."""
         r = subprocess.run(self.env.pod_argv(["curl", "-sS", "--max-time", "10", "-o", "-", "-w", "\n%{http_code}",
-                                              DASHBOARD + path]), capture_output=True, text=True, timeout=30)
+                                              base + path]), capture_output=True, text=True, timeout=30)
         body, _, code = r.stdout.rpartition("\n")
         return int(code or 0), body
 
@@ -100,9 +105,18 @@ class RayHead:
             args.append(f"--runtime-env={runtime_env_file}")
         if runtime_env_json:
             args.append(f"--runtime-env-json={json.dumps(runtime_env_json)}")
-        r = self.ray(*args, "--", *entrypoint)
-        if r.returncode != 0:
-            raise RuntimeError(f"ray job submit {submission_id}: exit {r.returncode}: {r.stderr[-1500:]}")
+        # Like KubeRay's submitter Job (backoffLimit), a submission the dashboard refused with a
+        # server error before it created the job is tried again, a bounded number of times: the
+        # head's dashboard can still be looking up its job agent in GCS just after readiness.
+        for attempt in range(1, SUBMIT_ATTEMPTS + 1):
+            r = self.ray(*args, "--", *entrypoint)
+            if r.returncode == 0:
+                break
+            transient = "Request failed with status code 5" in r.stderr and self.api(f"/api/jobs/{submission_id}")[0] == 404
+            if not transient or attempt == SUBMIT_ATTEMPTS:
+                raise RuntimeError(f"ray job submit {submission_id}: exit {r.returncode} (attempt {attempt}): {r.stderr[-1500:]}")
+            podid.log(f"ray job submit {submission_id}: server error before the job existed (attempt {attempt}); again in 2 s")
+            time.sleep(2)
         podid.log(f"submitted Ray job {submission_id}")
 
     def status(self, submission_id):
