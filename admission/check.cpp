@@ -21,7 +21,7 @@ Result<std::vector<CheckedObject>> check_manifests(std::string_view text,
   }
   std::vector<CheckedObject> out;
   out.reserve(objects.value().size());
-  for (const ManifestObject& object : objects.value()) {
+  for (ManifestObject& object : objects.value()) {
     CheckedObject checked;
     checked.document = object.document;
     checked.line = object.line;
@@ -39,6 +39,7 @@ Result<std::vector<CheckedObject>> check_manifests(std::string_view text,
           checked.name = name->GetString();
         }
       }
+      checked.source = std::move(object.doc);
       out.push_back(std::move(checked));
       continue;
     }
@@ -71,6 +72,7 @@ Result<std::vector<CheckedObject>> check_manifests(std::string_view text,
     request.is_rayjob = true;
     request.object = std::move(rj);
     checked.verdict = policy::evaluate(request, policy.config);
+    checked.source = std::move(object.doc);
     out.push_back(std::move(checked));
   }
   return out;
@@ -90,12 +92,35 @@ void write_findings(Writer& w, const policy::Findings& list) {
     w.StartObject();
     w.Key("rule");
     put(w, policy::rule_id_name(f.rule));
+    w.Key("kind");
+    put(w, f.kind == policy::Finding::Kind::kAdvisory ? "advisory" : "violation");
     w.Key("field");
     put(w, f.field);
     w.Key("message");
     put(w, f.message);
     w.Key("text");
     put(w, format_finding(f));
+    w.Key("fix");
+    w.StartArray();
+    for (const policy::Edit& e : f.fix) {
+      w.StartObject();
+      w.Key("op");
+      put(w, e.op == policy::Edit::Op::kSet ? "set" : "remove");
+      w.Key("field");
+      put(w, e.field);
+      if (e.op == policy::Edit::Op::kSet) {
+        w.Key("value");
+        if (const bool* b = std::get_if<bool>(&e.value)) {
+          w.Bool(*b);
+        } else if (const long long* n = std::get_if<long long>(&e.value)) {
+          w.Int64(*n);
+        } else {
+          put(w, std::get<std::string>(e.value));
+        }
+      }
+      w.EndObject();
+    }
+    w.EndArray();
     w.EndObject();
   }
   w.EndArray();

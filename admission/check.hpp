@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admission/json_reader.hpp"
 #include "admission/policy_file.hpp"
 #include "common/result.hpp"
 #include "policy/verdict.hpp"
@@ -27,6 +28,7 @@ struct CheckedObject {
   // what to tell the user, since the apiserver would refuse the object for that alone. Else "".
   std::string remark;
   policy::Verdict verdict;
+  json::Document source;  // the object as the file holds it, before CRD defaults (for --fix)
 };
 
 struct CheckOptions {
@@ -50,7 +52,8 @@ struct CheckedFile {
 
 // Returns what `check --output json` prints (without the trailing newline): an array with one
 // object per document: file, document, line, apiVersion, kind, name, skipped, and for RayJobs
-// namespace, allowed, denials[] and warnings[] ({rule, field, message, text}).
+// namespace, allowed, denials[] and warnings[] ({rule, kind, field, message, text, fix[]}; each fix
+// edit is {op: set|remove, field, value}; kind is violation or advisory).
 std::string encode_check_results(const std::vector<CheckedFile>& files);
 
 }  // namespace rjg::admission

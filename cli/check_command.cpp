@@ -1,10 +1,15 @@
 // rayjob-guard check: RayJob manifests (YAML/JSON) judged exactly as the webhook would judge them
 // after `kubectl create`, with the same messages. For tenants before they submit, and for CI.
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "admission/check.hpp"
+#include "admission/fix.hpp"
 #include "admission/finding_format.hpp"
 #include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
@@ -16,7 +21,7 @@ namespace {
 
 constexpr const char* kHelp =
     "usage: rayjob-guard check [--policy FILE] [--namespace NS] [--output text|json]\n"
-    "                          [--allow-empty] FILE...\n"
+    "                          [--allow-empty] [--fix] FILE...\n"
     "Checks every RayJob in the YAML/JSON manifests FILE... (- for stdin) as a CREATE, with the\n"
     "CRD defaults of the policy's KubeRay version applied, exactly as the webhook would.\n"
     "Other kinds are skipped with a note.\n"
@@ -24,9 +29,13 @@ constexpr const char* kHelp =
     "  -n, --namespace NS  namespace for objects without metadata.namespace (default: default)\n"
     "  -o, --output FMT    text (default) or json (an array of per-object results)\n"
     "  --allow-empty       accept a file with no object (empty, or only comments)\n"
+    "  --fix               print every document with the literal fixes of all findings applied\n"
+    "                      (JSON documents separated by ---); findings whose change is yours\n"
+    "                      to choose are listed on stderr\n"
     "Flags take their value as --flag VALUE or --flag=VALUE.\n"
     "Exit status: 0 all allowed, 1 any denied, 2 bad input (unreadable file, YAML error,\n"
-    "a file with no object unless --allow-empty).\n";
+    "a file with no object unless --allow-empty). With --fix: 0 every finding fixed,\n"
+    "1 some left for you to change, 2 bad input or fixes that contradict each other.\n";
 
 void print_text(const admission::CheckedFile& r) {
   for (const admission::CheckedObject& o : r.objects) {
@@ -54,6 +63,34 @@ void print_text(const admission::CheckedFile& r) {
   }
 }
 
+// --fix: every document of `r`, RayJobs with their findings' edits applied. Returns 0, 1 (some
+// finding has no literal fix) or 2 (the edits cannot be applied), as the help says.
+int print_fixed(admission::CheckedFile& r) {
+  int status = 0;
+  for (admission::CheckedObject& o : r.objects) {
+    if (o.is_rayjob) {
+      Result<admission::FixOutcome> fixed = admission::apply_fixes(o.source, o.verdict);
+      if (!fixed.ok()) {
+        std::fprintf(stderr, "rayjob-guard check: %s document %zu: %s\n", r.file.c_str(),
+                     o.document, fixed.error().message.c_str());
+        status = 2;
+      } else {
+        for (const policy::Finding* f : fixed.value().unfixed) {
+          std::fprintf(stderr, "rayjob-guard check: %s document %zu: yours to change: %s\n",
+                       r.file.c_str(), o.document, admission::format_finding(*f).c_str());
+          status = std::max(status, 1);
+        }
+      }
+    }
+    rapidjson::StringBuffer buffer;
+    rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buffer);
+    w.SetIndent(' ', 2);
+    o.source.Accept(w);
+    std::printf("---\n%s\n", buffer.GetString());
+  }
+  return status;
+}
+
 void print_json(const std::vector<admission::CheckedFile>& results) {
   const std::string body = admission::encode_check_results(results);
   std::fwrite(body.data(), 1, body.size(), stdout);
@@ -67,6 +104,7 @@ int run_check(const Args& args) {
   admission::CheckOptions options;
   std::string output = "text";
   bool allow_empty = false;
+  bool fix = false;
   std::string namespace_;
   Result<flags::Parsed> parsed =
       flags::parse(args, {{"--policy", "", true, flags::text(policy_path)},
@@ -79,13 +117,17 @@ int run_check(const Args& args) {
                              output = v;
                              return {};
                            }},
-                          {"--allow-empty", "", false, flags::on(allow_empty)}});
+                          {"--allow-empty", "", false, flags::on(allow_empty)},
+                          {"--fix", "", false, flags::on(fix)}});
   if (!parsed.ok()) {
     return usage_error("check", parsed.error().message);
   }
   if (parsed.value().help) {
     std::fputs(kHelp, stdout);
     return 0;
+  }
+  if (fix && output != "text") {
+    return usage_error("check", "--fix prints manifests; it takes no --output");
   }
   if (!namespace_.empty()) {
     options.namespace_ = namespace_;
@@ -101,6 +143,7 @@ int run_check(const Args& args) {
   }
   bool bad_input = false;
   bool denied = false;
+  int fix_status = 0;
   std::vector<admission::CheckedFile> results;
   for (const std::string& file : files) {
     Result<std::string> text = read_input(file);
@@ -130,7 +173,9 @@ int run_check(const Args& args) {
     for (const admission::CheckedObject& o : r.objects) {
       denied = denied || !o.verdict.allowed;
     }
-    if (output == "text") {
+    if (fix) {
+      fix_status = std::max(fix_status, print_fixed(r));
+    } else if (output == "text") {
       print_text(r);
     }
     results.push_back(std::move(r));
@@ -140,6 +185,9 @@ int run_check(const Args& args) {
   }
   if (bad_input) {
     return 2;
+  }
+  if (fix) {
+    return fix_status;
   }
   return denied ? 1 : 0;
 }

@@ -19,21 +19,24 @@ void check_active_deadline(const RuleContext& ctx, Findings& out) {
     out.push_back(Finding{RuleId::kActiveDeadline, Finding::Kind::kAdvisory, field,
                           "KubeRay 1.0 has no activeDeadlineSeconds, so a hung run holds its quota "
                           "until someone deletes the RayJob; watch long runs, or upgrade the "
-                          "operator to 1.1 or later"});
+                          "operator to 1.1 or later",
+                          {}});
     return;
   }
   if (!deadline) {
     out.push_back(Finding{RuleId::kActiveDeadline, Finding::Kind::kViolation, field,
                           "not set, so a hung run holds its quota forever; set "
                           "activeDeadlineSeconds to the longest the job may run, at most " +
-                              std::to_string(max) + " seconds"});
+                              std::to_string(max) + " seconds",
+                          {Edit::set(field, max)}});
     return;
   }
   if (*deadline > max) {
     out.push_back(Finding{RuleId::kActiveDeadline, Finding::Kind::kViolation, field,
                           std::to_string(*deadline) + " exceeds the policy maximum of " +
                               std::to_string(max) + " seconds; set activeDeadlineSeconds to " +
-                              std::to_string(max) + " or less"});
+                              std::to_string(max) + " or less",
+                          {Edit::set(field, max)}});
   }
 }
 

@@ -20,7 +20,8 @@ void check_backoff_limit(const RuleContext& ctx, Findings& out) {
                               std::to_string(max) +
                               "; each retry deletes and recreates the RayCluster and the "
                               "submitter Job; set backoffLimit to " +
-                              std::to_string(max) + " or less"});
+                              std::to_string(max) + " or less",
+                          {Edit::set("spec.backoffLimit", max)}});
   }
 }
 

@@ -5,6 +5,13 @@
 
 namespace rjg::policy {
 
+std::vector<Edit> cluster_selector_fix(const RayJobSpec& spec) {
+  if (!spec.ray_cluster_spec) {
+    return {};
+  }
+  return {Edit::remove("spec.clusterSelector")};
+}
+
 void check_cluster_selector(const RuleContext& ctx, Findings& out) {
   const auto& selector = ctx.job.spec.cluster_selector;
   // An empty map is not clusterSelector mode for the operator either (it tests len() != 0).
@@ -15,7 +22,8 @@ void check_cluster_selector(const RuleContext& ctx, Findings& out) {
                         "clusterSelector mode is not allowed here: the operator never deletes "
                         "anything when the job ends in this mode (not even with a DeleteSelf "
                         "rule), so the RayJob holds quota until someone deletes it; remove "
-                        "clusterSelector and describe the cluster in rayClusterSpec"});
+                        "clusterSelector and describe the cluster in rayClusterSpec",
+                        cluster_selector_fix(ctx.job.spec)});
 }
 
 }  // namespace rjg::policy

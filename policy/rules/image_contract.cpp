@@ -2,6 +2,7 @@
 // an image built under the tenant image contract (images.allow), or a stock Ray image
 // (images.stock.patterns) whose job pins boto3/botocore at or above the floor in runtimeEnvYAML
 // pip and downloads nothing from S3 before that pip runs; images.deny always loses.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -125,8 +126,10 @@ StockVerdict judge_runtime_env(const RuntimeEnv& env, const ImagesConfig& images
 }
 
 // Returns the problem with `image` ("" when it is fine). The message starts with the quoted image.
+// Adds the image to `pinnable` when it is a stock image whose only problem is the runtime env.
 std::string judge_image(std::string_view image_text, const RuleContext& ctx,
-                        std::optional<StockVerdict>& stock) {
+                        std::optional<StockVerdict>& stock,
+                        std::vector<std::string_view>& pinnable) {
   const ImagesConfig& images = ctx.policy.images;
   auto contract = [&images] {
     return "use an image built under the tenant image contract (" + join(images.allow) + ")";
@@ -153,6 +156,7 @@ std::string judge_image(std::string_view image_text, const RuleContext& ctx,
     if (stock->ok) {
       return {};
     }
+    pinnable.push_back(image_text);
     return quoted + " is a stock Ray image whose botocore may not reach EKS Pod Identity, and " +
            stock->problem + "; " + (stock->s3 ? contract() : "or " + contract());
   }
@@ -169,10 +173,21 @@ std::string judge_image(std::string_view image_text, const RuleContext& ctx,
 
 void check_image_contract(const RuleContext& ctx, Findings& out) {
   std::optional<StockVerdict> stock;  // computed once: the runtime env is the RayJob's
-  auto judge = [&](std::string_view image) { return judge_image(image, ctx, stock); };
+  std::vector<std::string_view> pinnable;
+  auto judge = [&](std::string_view image) { return judge_image(image, ctx, stock, pinnable); };
+  // The one literal fix: a stock image with no runtimeEnvYAML at all gets the pip pins the image
+  // contract documents (docs/image-contract.md). Anything else, which image to run or how to edit
+  // an existing runtime environment, is the tenant's choice.
+  std::vector<Edit> pins;
+  if (!ctx.job.spec.runtime_env_yaml) {
+    const ImagesConfig& images = ctx.policy.images;
+    pins = {Edit::set("spec.runtimeEnvYAML", "pip:\n  - boto3>=" + images.boto3_min +
+                                                 "\n  - botocore>=" + images.botocore_min + "\n")};
+  }
   for (auto& [use, problem] : image_problems(ctx.job, judge)) {
-    out.push_back(
-        {RuleId::kImageContract, Finding::Kind::kViolation, use.field(), std::move(problem)});
+    const bool pin = std::find(pinnable.begin(), pinnable.end(), use.image) != pinnable.end();
+    out.push_back({RuleId::kImageContract, Finding::Kind::kViolation, use.field(),
+                   std::move(problem), pin ? pins : std::vector<Edit>{}});
   }
 }
 

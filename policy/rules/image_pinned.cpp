@@ -45,9 +45,10 @@ void check_image_pinned(const RuleContext& ctx, Findings& out) {
   auto judge = [require_digest](std::string_view image) {
     return judge_image(image, require_digest);
   };
+  // No literal fix: which tag or digest to pin is the tenant's choice.
   for (auto& [use, problem] : image_problems(ctx.job, judge)) {
     out.push_back(
-        {RuleId::kImagePinned, Finding::Kind::kViolation, use.field(), std::move(problem)});
+        {RuleId::kImagePinned, Finding::Kind::kViolation, use.field(), std::move(problem), {}});
   }
 }
 

@@ -390,16 +390,32 @@ class Checker {
   bool gate(std::string_view name) const { return feature_gate_on(policy_.kuberay, name); }
   bool shutdown() const { return spec_.shutdown_after_job_finishes.value_or(false); }
   bool selector_mode() const { return spec_.cluster_selector && !spec_.cluster_selector->empty(); }
+  // Whether the policy's lifecycle is deletion rules, which forbid shutdownAfterJobFinishes: a
+  // fix offering "set shutdownAfterJobFinishes: true or remove X" removes X then, so that it
+  // agrees with reap-self's.
+  bool rules_lifecycle() const { return policy_.lifecycle.mode == LifecycleMode::kDeletionRules; }
+  // `value` respelled in upper case when that is SUCCEEDED or FAILED ("failed"); else no fix.
+  static std::vector<Edit> respelled(const std::string& field, const std::string& value) {
+    std::string upper = value;
+    for (char& c : upper) {
+      c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+    }
+    if (upper == "SUCCEEDED" || upper == "FAILED") {
+      return {Edit::set(field, upper)};
+    }
+    return {};
+  }
   // Whether the operator parks a rejected RayJob in ValidationFailed (1.5+) or requeues it.
   bool parks() const { return v_ >= KubeRayVersion{1, 5}; }
 
-  void add(std::string field, std::string message) {
+  // `edits`: the literal fix (Finding::fix); empty when the change is the tenant's choice.
+  void add(std::string field, std::string message, std::vector<Edit> edits = {}) {
     out_.push_back(Finding{RuleId::kKuberaySchema, Finding::Kind::kViolation, std::move(field),
-                           std::move(message)});
+                           std::move(message), std::move(edits)});
   }
   // "<what is wrong>; <what the operator does>; <what to do>" for an operator-side rejection.
   void rejects(std::string field, std::string_view wrong, std::string_view fix,
-               std::string_view event = "InvalidRayJobSpec") {
+               std::vector<Edit> edits = {}, std::string_view event = "InvalidRayJobSpec") {
     std::string consequence;
     if (parks()) {
       consequence = "the KubeRay " + ver_ +
@@ -415,23 +431,28 @@ class Checker {
                     "(Warning event " +
                     std::string(event) + "), holding quota";
     }
-    add(std::move(field), std::string(wrong) + "; " + consequence + "; " + std::string(fix));
+    add(std::move(field), std::string(wrong) + "; " + consequence + "; " + std::string(fix),
+        std::move(edits));
   }
   // For what the CRD schema (enum, required, CEL) refuses. The apiserver checks these before the
   // webhook, so they show up in `check` or when the installed CRD differs from the operator.
-  void crd_rejects(std::string field, std::string_view wrong, std::string_view fix) {
-    add(std::move(field), std::string(wrong) + "; the KubeRay " + ver_ +
-                              " CRD refuses this RayJob at the apiserver; " + std::string(fix));
+  void crd_rejects(std::string field, std::string_view wrong, std::string_view fix,
+                   std::vector<Edit> edits = {}) {
+    add(std::move(field),
+        std::string(wrong) + "; the KubeRay " + ver_ + " CRD refuses this RayJob at the apiserver; " +
+            std::string(fix),
+        std::move(edits));
   }
-  // For a field the pinned version does not know.
+  // For a field the pinned version does not know. Its fix removes it: it has no effect anyway.
   void unknown(std::string field, Field f, std::string_view instead) {
     const FieldSpan& s = field_span(f);
     const std::string when = "1." + std::to_string(s.from);
-    add(std::move(field), "the KubeRay " + ver_ + " API does not know this field (it exists from " +
-                              when +
-                              "): the apiserver prunes it or the operator ignores it, so it "
-                              "has no effect; " +
-                              std::string(instead.empty() ? s.hint : instead));
+    std::vector<Edit> edits = {Edit::remove(field)};
+    add(std::move(field),
+        "the KubeRay " + ver_ + " API does not know this field (it exists from " + when +
+            "): the apiserver prunes it or the operator ignores it, so it has no effect; " +
+            std::string(instead.empty() ? s.hint : instead),
+        std::move(edits));
   }
 
   void metadata();
@@ -571,7 +592,8 @@ void Checker::unknown_fields() {
                                  "ttlSeconds: 60}}")
                    : std::string("remove deletionPolicy: on KubeRay " + ver_ +
                                  " the reaper or the operator deletes finished RayJobs "
-                                 "(lifecycle mode reaper or operatorDeletesRayJob)")));
+                                 "(lifecycle mode reaper or operatorDeletesRayJob)")),
+          {Edit::remove("spec.deletionPolicy")});
     } else {
       unknown("spec.deletionPolicy", Field::kDeletionPolicy,
               "set shutdownAfterJobFinishes: true and remove deletionPolicy");
@@ -588,7 +610,9 @@ void Checker::unknown_fields() {
 void Checker::suspend_and_ttl() {
   if (runs(Op::kSuspendNeedsShutdown) && spec_.suspend.value_or(false) && !shutdown()) {
     rejects("spec.suspend", "suspend is true but shutdownAfterJobFinishes is not",
-            "set shutdownAfterJobFinishes: true or remove suspend");
+            "set shutdownAfterJobFinishes: true or remove suspend",
+            {rules_lifecycle() ? Edit::remove("spec.suspend")
+                               : Edit::set("spec.shutdownAfterJobFinishes", true)});
   }
   if (!runs(Op::kTtl) || !spec_.ttl_seconds_after_finished) {
     return;
@@ -596,7 +620,8 @@ void Checker::suspend_and_ttl() {
   const std::int64_t ttl = *spec_.ttl_seconds_after_finished;
   if (ttl < 0) {
     rejects("spec.ttlSecondsAfterFinished", std::to_string(ttl) + " is negative",
-            "set ttlSecondsAfterFinished to 0 or more");
+            "set ttlSecondsAfterFinished to 0 or more",
+            {Edit::set("spec.ttlSecondsAfterFinished", 0LL)});
   } else if (ttl > 0 && !shutdown()) {
     // With deletion rules (which forbid shutdown) the only fix is to drop the TTL.
     const bool rules = spec_.deletion_strategy && spec_.deletion_strategy->deletion_rules &&
@@ -604,7 +629,9 @@ void Checker::suspend_and_ttl() {
     rejects("spec.ttlSecondsAfterFinished",
             std::to_string(ttl) + " is set but shutdownAfterJobFinishes is not true",
             rules ? "remove ttlSecondsAfterFinished; each deletion rule carries its own ttlSeconds"
-                  : "set shutdownAfterJobFinishes: true, or remove ttlSecondsAfterFinished");
+                  : "set shutdownAfterJobFinishes: true, or remove ttlSecondsAfterFinished",
+            {rules || rules_lifecycle() ? Edit::remove("spec.ttlSecondsAfterFinished")
+                                        : Edit::set("spec.shutdownAfterJobFinishes", true)});
   }
 }
 
@@ -612,17 +639,18 @@ bool Checker::policy_fits(const std::string& field, const std::string& p, bool n
   bool fits = true;
   if (selector_mode() && (p == "DeleteCluster" || p == "DeleteWorkers")) {
     rejects(field, p + " cannot be used with clusterSelector (the cluster is not the RayJob's)",
-            "use DeleteSelf or DeleteNone");
+            "use DeleteSelf or DeleteNone", {Edit::set(field, std::string("DeleteSelf"))});
     fits = false;
   }
   if (p == "DeleteWorkers" && is_autoscaling(rc_)) {
     rejects(field, "DeleteWorkers does not work with enableInTreeAutoscaling",
-            "use DeleteCluster or DeleteSelf");
+            "use DeleteCluster or DeleteSelf", {Edit::set(field, std::string("DeleteCluster"))});
     fits = false;
   }
   if (none_vs_shutdown && p == "DeleteNone" && shutdown()) {
     rejects(field, "DeleteNone contradicts shutdownAfterJobFinishes: true",
-            "use DeleteSelf, or set shutdownAfterJobFinishes: false");
+            "use DeleteSelf, or set shutdownAfterJobFinishes: false",
+            {Edit::set(field, std::string("DeleteSelf"))});
     fits = false;
   }
   return fits;
@@ -636,12 +664,14 @@ void Checker::deletion_policy() {
   const std::string& value = *spec_.deletion_policy;
   if (!policy_.kuberay.ray_job_deletion_policy_gate) {
     rejects(field, "needs the RayJobDeletionPolicy feature gate, which this operator runs with off",
-            "remove deletionPolicy (and ask the platform team if DeleteSelf is needed)");
+            "remove deletionPolicy (and ask the platform team if DeleteSelf is needed)",
+            {Edit::remove(field)});
     return;
   }
   if (!is_one_of(value, kDeletionPolicies)) {
     crd_rejects(field, quoted(value) + " is not a deletion policy",
-                "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)");
+                "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)",
+                {Edit::set(field, std::string("DeleteSelf"))});
     return;
   }
   policy_fits(field, value, true);
@@ -655,7 +685,8 @@ void Checker::deletion_strategy() {
   if (!policy_.kuberay.ray_job_deletion_policy_gate) {
     rejects("spec.deletionStrategy",
             "needs the RayJobDeletionPolicy feature gate, which this operator runs with off",
-            "remove deletionStrategy (and ask the platform team to enable the gate)");
+            "remove deletionStrategy (and ask the platform team to enable the gate)",
+            {Edit::remove("spec.deletionStrategy")});
     return;
   }
   const bool legacy = ds.has_on_success || ds.has_on_failure;
@@ -667,12 +698,15 @@ void Checker::deletion_strategy() {
   }
   if (rules && shutdown()) {
     rejects("spec.shutdownAfterJobFinishes", "true together with deletionStrategy.deletionRules",
-            "set shutdownAfterJobFinishes: false; the rules decide what is deleted and when");
+            "set shutdownAfterJobFinishes: false; the rules decide what is deleted and when",
+            {Edit::set("spec.shutdownAfterJobFinishes", false)});
   }
   if (rules && legacy) {
     rejects("spec.deletionStrategy",
             "legacy onSuccess/onFailure and deletionRules cannot be used together",
-            "keep only deletionRules");
+            "keep only deletionRules",
+            {Edit::remove("spec.deletionStrategy.onSuccess"),
+             Edit::remove("spec.deletionStrategy.onFailure")});
   } else if (!rules && !legacy) {
     rejects("spec.deletionStrategy",
             "needs either both onSuccess and onFailure, or a non-empty deletionRules list",
@@ -701,14 +735,17 @@ void Checker::legacy_deletion(const DeletionStrategy& ds) {
     const std::string field = "spec.deletionStrategy." + std::string(side.name);
     if (!side.present) {
       rejects(field, "missing: the legacy form needs both onSuccess and onFailure",
-              "add " + std::string(side.name) + ": {policy: DeleteSelf}, or use deletionRules");
+              "add " + std::string(side.name) + ": {policy: DeleteSelf}, or use deletionRules",
+              {Edit::set(field + ".policy", std::string("DeleteSelf"))});
       complete = false;
     } else if (!side.policy) {
-      rejects(field + ".policy", "missing", "set policy: DeleteSelf");
+      rejects(field + ".policy", "missing", "set policy: DeleteSelf",
+              {Edit::set(field + ".policy", std::string("DeleteSelf"))});
       complete = false;
     } else if (!is_one_of(*side.policy, kDeletionPolicies)) {
       crd_rejects(field + ".policy", quoted(*side.policy) + " is not a deletion policy",
-                  "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)");
+                  "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)",
+                  {Edit::set(field + ".policy", std::string("DeleteSelf"))});
       complete = false;
     }
   }
@@ -747,11 +784,13 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
     auto cond = [&base] { return base() + ".condition"; };
     bool valid = true;
     if (!r.policy) {
-      crd_rejects(base() + ".policy", "missing", "set policy: DeleteSelf");
+      crd_rejects(base() + ".policy", "missing", "set policy: DeleteSelf",
+                  {Edit::set(base() + ".policy", std::string("DeleteSelf"))});
       valid = false;
     } else if (!is_one_of(*r.policy, kDeletionPolicies)) {
       crd_rejects(base() + ".policy", quoted(*r.policy) + " is not a deletion policy",
-                  "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)");
+                  "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)",
+                  {Edit::set(base() + ".policy", std::string("DeleteSelf"))});
       valid = false;
     }
     if (!r.has_condition) {
@@ -764,7 +803,9 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
           "the KubeRay " + ver_ +
               " API does not know this field (it exists from 1.6): the apiserver prunes it or "
               "the operator ignores it, so the rule cannot match; use jobStatus: FAILED (in " +
-              ver_ + " a deployment that fails before the job starts is not deleted)");
+              ver_ + " a deployment that fails before the job starts is not deleted)",
+          {Edit::remove(cond() + ".jobDeploymentStatus"),
+           Edit::set(cond() + ".jobStatus", std::string("FAILED"))});
       valid = false;
     }
     if (!deployment_known && !r.job_status) {
@@ -782,19 +823,20 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
     }
     if (r.job_status && *r.job_status != "SUCCEEDED" && *r.job_status != "FAILED") {
       crd_rejects(cond() + ".jobStatus", quoted(*r.job_status) + " is not SUCCEEDED or FAILED",
-                  "use jobStatus: SUCCEEDED or FAILED");
+                  "use jobStatus: SUCCEEDED or FAILED", respelled(cond() + ".jobStatus", *r.job_status));
       valid = false;
     }
     if (deployment_known && r.job_deployment_status && *r.job_deployment_status != "Failed") {
       crd_rejects(cond() + ".jobDeploymentStatus",
                   quoted(*r.job_deployment_status) + " is not Failed",
-                  "use jobDeploymentStatus: Failed");
+                  "use jobDeploymentStatus: Failed",
+                  {Edit::set(cond() + ".jobDeploymentStatus", std::string("Failed"))});
       valid = false;
     }
     const std::int64_t ttl = r.ttl_seconds.value_or(0);
     if (ttl < 0) {
       rejects(cond() + ".ttlSeconds", std::to_string(ttl) + " is negative",
-              "set ttlSeconds to 0 or more");
+              "set ttlSeconds to 0 or more", {Edit::set(cond() + ".ttlSeconds", 0LL)});
       valid = false;
     }
     if (!valid) {
@@ -838,7 +880,10 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
                     std::to_string(it.ttl) + ") is shorter than the " + std::string(prev_name) +
                     " TTL (" + std::to_string(prev->ttl) + ")",
                 "make TTLs non-decreasing in the order DeleteWorkers <= DeleteCluster <= "
-                "DeleteSelf");
+                "DeleteSelf",
+                {Edit::set("spec.deletionStrategy.deletionRules[" + std::to_string(it.index) +
+                               "].condition.ttlSeconds",
+                           static_cast<long long>(prev->ttl))});
       }
       prev = &it;
       prev_name = name;
@@ -850,7 +895,7 @@ void Checker::cluster_selection() {
   const bool selector = selector_mode();
   if (runs(Op::kSuspendWithSelector) && selector && spec_.suspend.value_or(false)) {
     rejects("spec.suspend", "suspend is not supported with clusterSelector",
-            "remove suspend, or use rayClusterSpec");
+            "remove suspend, or use rayClusterSpec", {Edit::remove("spec.suspend")});
   }
   if (runs(Op::kClusterSpecOrSelector) && rc_ == nullptr && !selector) {
     rejects("spec.rayClusterSpec", "neither rayClusterSpec nor a non-empty clusterSelector is set",
@@ -874,7 +919,7 @@ void Checker::cluster_selection() {
   }
   if (runs(Op::kSelectorNoBackoff) && spec_.backoff_limit.value_or(0) > 0) {
     rejects("spec.backoffLimit", "retries are not supported with clusterSelector",
-            "set backoffLimit: 0 or remove it");
+            "set backoffLimit: 0 or remove it", {Edit::set("spec.backoffLimit", 0LL)});
   }
 }
 
@@ -883,22 +928,26 @@ void Checker::submission_modes() {
   if (runs(Op::kInteractiveNoBackoff) && mode == "InteractiveMode" &&
       spec_.backoff_limit.value_or(0) > 0) {
     rejects("spec.backoffLimit", "retries are not supported in InteractiveMode",
-            "set backoffLimit: 0 or remove it");
+            "set backoffLimit: 0 or remove it", {Edit::set("spec.backoffLimit", 0LL)});
   }
   if (!runs(Op::kSidecarRules) || mode != "SidecarMode") {
     return;
   }
   if (spec_.submitter_pod_template) {
     rejects("spec.submitterPodTemplate", "not supported in SidecarMode",
-            "remove submitterPodTemplate (the submitter runs in the head Pod)");
+            "remove submitterPodTemplate (the submitter runs in the head Pod)",
+            {Edit::remove("spec.submitterPodTemplate")});
   }
   if (spec_.has_submitter_config) {
-    rejects("spec.submitterConfig", "not supported in SidecarMode", "remove submitterConfig");
+    rejects("spec.submitterConfig", "not supported in SidecarMode", "remove submitterConfig",
+            {Edit::remove("spec.submitterConfig")});
   }
   if (rc_ != nullptr && !restart_policy_ok(rc_->head.pod_template)) {
     rejects("spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy",
             quoted(*rc_->head.pod_template.restart_policy) + " is not allowed in SidecarMode",
-            "set restartPolicy: Never or remove it");
+            "set restartPolicy: Never or remove it",
+            {Edit::set("spec.rayClusterSpec.headGroupSpec.template.spec.restartPolicy",
+                       std::string("Never"))});
   }
 }
 
@@ -945,7 +994,8 @@ void Checker::fault_tolerance(const std::string& base) {
   if (options && non_empty(ann, "ray.io/ft-enabled")) {
     rejects("metadata.annotations[ray.io/ft-enabled]",
             "set together with gcsFaultToleranceOptions",
-            "remove the annotation; gcsFaultToleranceOptions alone enables GCS fault tolerance");
+            "remove the annotation; gcsFaultToleranceOptions alone enables GCS fault tolerance",
+            {Edit::remove("metadata.annotations[ray.io/ft-enabled]")});
   }
   const std::string* ft = find_value(ann, "ray.io/ft-enabled");
   const bool ft_enabled = options || (ft != nullptr && lower(*ft) == "true");
@@ -1007,14 +1057,16 @@ void Checker::autoscaler(const std::string& base) {
     if (!restart_policy_ok(head)) {
       rejects(base + ".headGroupSpec.template.spec.restartPolicy",
               quoted(*head.restart_policy) + " is not allowed with the v2 autoscaler",
-              "set restartPolicy: Never or remove it");
+              "set restartPolicy: Never or remove it",
+              {Edit::set(base + ".headGroupSpec.template.spec.restartPolicy", std::string("Never"))});
     }
     for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
       const PodTemplate& t = rc_->worker_groups[i].pod_template;
       if (!restart_policy_ok(t)) {
-        rejects(base + ".workerGroupSpecs[" + std::to_string(i) + "].template.spec.restartPolicy",
-                quoted(*t.restart_policy) + " is not allowed with the v2 autoscaler",
-                "set restartPolicy: Never or remove it");
+        const std::string field =
+            base + ".workerGroupSpecs[" + std::to_string(i) + "].template.spec.restartPolicy";
+        rejects(field, quoted(*t.restart_policy) + " is not allowed with the v2 autoscaler",
+                "set restartPolicy: Never or remove it", {Edit::set(field, std::string("Never"))});
       }
     }
   }
@@ -1037,7 +1089,7 @@ void Checker::worker_autoscaling(const std::string& wg, const WorkerGroup& g) {
   if (runs(Op::kIdleTimeouts) && g.idle_timeout_seconds) {
     if (*g.idle_timeout_seconds < 0) {
       rejects(wg + ".idleTimeoutSeconds", std::to_string(*g.idle_timeout_seconds) + " is negative",
-              "set idleTimeoutSeconds to 0 or more");
+              "set idleTimeoutSeconds to 0 or more", {Edit::set(wg + ".idleTimeoutSeconds", 0LL)});
     } else if (!autoscaler_v2_chosen()) {
       rejects(wg + ".idleTimeoutSeconds", "a worker group idle timeout needs the v2 autoscaler",
               "set autoscalerOptions.version: v2, or remove idleTimeoutSeconds");
@@ -1066,7 +1118,8 @@ void Checker::gated_options(const std::string& base) {
       *rc_->autoscaler_options->idle_timeout_seconds < 0) {
     rejects(base + ".autoscalerOptions.idleTimeoutSeconds",
             std::to_string(*rc_->autoscaler_options->idle_timeout_seconds) + " is negative",
-            "set idleTimeoutSeconds to 0 or more");
+            "set idleTimeoutSeconds to 0 or more",
+            {Edit::set(base + ".autoscalerOptions.idleTimeoutSeconds", 0LL)});
   }
   if (runs(Op::kAutoscalerStartCmdEnv) && rc_->autoscaler_options) {
     for (const std::string& name : rc_->autoscaler_options->env_names) {
@@ -1081,7 +1134,7 @@ void Checker::gated_options(const std::string& base) {
     rejects(base + ".upgradeStrategy.type",
             "a RayJob's RayCluster cannot set an upgrade strategy (the operator rejects the "
             "RayCluster it creates, and the RayJob waits in Initializing)",
-            "remove upgradeStrategy");
+            "remove upgradeStrategy", {Edit::remove(base + ".upgradeStrategy")});
   }
   if (runs(Op::kGcsBackend) && rc_->has_gcs_fault_tolerance_options) {
     if (rc_->gcs_ft_backend == "rocksdb" && !gate("GCSFaultToleranceEmbeddedStorage")) {

@@ -123,7 +123,8 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
              "\" has no entry in the policy's quota.namespaces and quota.unknownNamespace "
              "is deny, so the RayJob's footprint cannot be checked; create the RayJob in "
              "a tenant namespace that has a quota entry, or ask the platform team to add "
-             "one"});
+             "one",
+         {}});
     return;
   }
 
@@ -183,7 +184,8 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
                    "worst-case " + shown_key + " is " + in_units_of(need, limit) + ", over the " +
                        source + " of " + limit.to_string() +
                        ", so pods would be refused after the RayJob is admitted (" + breakdown +
-                       "); " + advice});
+                       "); " + advice,
+                   {}});  // what to lower is the tenant's choice
   }
 }
 

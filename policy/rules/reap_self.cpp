@@ -13,9 +13,9 @@ namespace rjg::policy {
 
 namespace {
 
-void add(Findings& out, std::string field, std::string message) {
-  out.push_back(
-      Finding{RuleId::kReapSelf, Finding::Kind::kViolation, std::move(field), std::move(message)});
+void add(Findings& out, std::string field, std::string message, std::vector<Edit> fix) {
+  out.push_back(Finding{RuleId::kReapSelf, Finding::Kind::kViolation, std::move(field),
+                        std::move(message), std::move(fix)});
 }
 
 bool shutdown_set(const RayJobSpec& spec) {
@@ -25,7 +25,8 @@ bool shutdown_set(const RayJobSpec& spec) {
 void require_shutdown(const RayJobSpec& spec, std::string_view why, Findings& out) {
   if (!shutdown_set(spec)) {
     add(out, "spec.shutdownAfterJobFinishes",
-        "must be true " + std::string(why) + "; set shutdownAfterJobFinishes: true");
+        "must be true " + std::string(why) + "; set shutdownAfterJobFinishes: true",
+        {Edit::set("spec.shutdownAfterJobFinishes", true)});
   }
 }
 
@@ -68,6 +69,14 @@ void check_deletion_rules(const RuleContext& ctx, Findings& out) {
                       "deadline exceeded)"});
   }
 
+  // The literal edits of one rule at `index` of the list.
+  const auto rule_edits = [](std::size_t index, const Needed& n, std::vector<Edit>& fix) {
+    const std::string at = "spec.deletionStrategy.deletionRules[" + std::to_string(index) + "]";
+    fix.push_back(Edit::set(at + ".policy", std::string("DeleteSelf")));
+    fix.push_back(Edit::set(at + ".condition." + std::string(n.key), std::string(n.value)));
+    fix.push_back(Edit::set(at + ".condition.ttlSeconds", n.ttl));
+  };
+
   const DeletionStrategy* ds = spec.deletion_strategy ? &*spec.deletion_strategy : nullptr;
   if (ds == nullptr || !ds->deletion_rules || ds->deletion_rules->empty()) {
     std::string all;
@@ -89,22 +98,36 @@ void check_deletion_rules(const RuleContext& ctx, Findings& out) {
     // Every line to change at once: the rules forbid shutdownAfterJobFinishes, and without it a
     // ttlSecondsAfterFinished above 0 is refused (the rules carry their own ttlSeconds).
     const bool ttl = spec.ttl_seconds_after_finished.value_or(0) > 0;
+    std::vector<Edit> fix = {Edit::set("spec.shutdownAfterJobFinishes", false)};
+    if (ttl) {
+      fix.push_back(Edit::remove("spec.ttlSecondsAfterFinished"));
+    }
+    fix.push_back(Edit::remove("spec.deletionStrategy"));
+    for (std::size_t i = 0; i < needed.size(); ++i) {
+      rule_edits(i, needed[i], fix);
+    }
     add(out, field,
         wrong +
             (ttl ? "; set shutdownAfterJobFinishes: false, remove ttlSecondsAfterFinished, and "
                    "set deletionStrategy: {deletionRules: ["
                  : "; set shutdownAfterJobFinishes: false and deletionStrategy: {deletionRules: [") +
-            all + "]}");
+            all + "]}",
+        std::move(fix));
     return;
   }
+  // Each missing rule is appended after the existing ones, in the order reported.
+  std::size_t next = ds->deletion_rules->size();
   for (const Needed& n : needed) {
     if (has_delete_self(*ds->deletion_rules, n.deployment, n.value)) {
       continue;
     }
+    std::vector<Edit> fix;
+    rule_edits(next++, n, fix);
     add(out, "spec.deletionStrategy.deletionRules",
         "no DeleteSelf rule for " + std::string(n.key) + " " + std::string(n.value) +
             ", so the RayJob is never deleted " + std::string(n.when) + " and holds quota; add " +
-            rule_yaml(n.key, n.value, n.ttl));
+            rule_yaml(n.key, n.value, n.ttl),
+        std::move(fix));
   }
 }
 
@@ -113,12 +136,15 @@ void check_deletion_policy(const RuleContext& ctx, Findings& out) {
   if (!spec.deletion_policy) {
     add(out, "spec.deletionPolicy",
         "not set, so nothing deletes the RayJob when it ends and it holds quota; set "
-        "deletionPolicy: DeleteSelf and shutdownAfterJobFinishes: true");
+        "deletionPolicy: DeleteSelf and shutdownAfterJobFinishes: true",
+        {Edit::set("spec.deletionPolicy", std::string("DeleteSelf")),
+         Edit::set("spec.shutdownAfterJobFinishes", true)});
   } else if (*spec.deletion_policy != "DeleteSelf") {
     add(out, "spec.deletionPolicy",
         "\"" + *spec.deletion_policy +
             "\" leaves the RayJob (and its submitter Job) behind, holding quota; set "
-            "deletionPolicy: DeleteSelf");
+            "deletionPolicy: DeleteSelf",
+        {Edit::set("spec.deletionPolicy", std::string("DeleteSelf"))});
   }
   require_shutdown(spec, "with deletionPolicy: DeleteSelf (a TTL needs it)", out);
 }
@@ -134,12 +160,14 @@ void check_operator_deletes(const RuleContext& ctx, Findings& out) {
   if (spec.deletion_strategy) {
     add(out, "spec.deletionStrategy",
         "takes precedence over shutdownAfterJobFinishes, so the operator's "
-        "DELETE_RAYJOB_CR_AFTER_JOB_FINISHES never deletes this RayJob; remove deletionStrategy");
+        "DELETE_RAYJOB_CR_AFTER_JOB_FINISHES never deletes this RayJob; remove deletionStrategy",
+        {Edit::remove("spec.deletionStrategy")});
   }
   if (spec.deletion_policy) {
     add(out, "spec.deletionPolicy",
         "takes precedence over shutdownAfterJobFinishes, so the operator's "
-        "DELETE_RAYJOB_CR_AFTER_JOB_FINISHES never deletes this RayJob; remove deletionPolicy");
+        "DELETE_RAYJOB_CR_AFTER_JOB_FINISHES never deletes this RayJob; remove deletionPolicy",
+        {Edit::remove("spec.deletionPolicy")});
   }
 }
 
@@ -164,13 +192,15 @@ void check_reaper(const RuleContext& ctx, Findings& out) {
       add(out, field,
           "missing, so the reaper does not know when to delete the RayJob after " +
               std::string(w.outcome) + "; add the annotation " + std::string(w.key) + ": \"" +
-              std::to_string(w.example) + "\"");
+              std::to_string(w.example) + "\"",
+          {Edit::set(field, std::to_string(w.example))});
     } else if (!parse_ttl_annotation(it->second)) {
       add(out, field,
           "\"" + it->second +
               "\" is not a whole number of seconds; write a non-negative integer without unit, "
               "e.g. \"" +
-              std::to_string(w.example) + "\"");
+              std::to_string(w.example) + "\"",
+          {Edit::set(field, std::to_string(w.example))});
     }
   }
 }
@@ -191,7 +221,8 @@ void check_reap_self(const RuleContext& ctx, Findings& out) {
     add(out, "spec.clusterSelector",
         "in clusterSelector mode the operator deletes nothing when the job ends (not even with "
         "deletion rules), so the RayJob holds quota; remove clusterSelector and describe the "
-        "cluster in rayClusterSpec");
+        "cluster in rayClusterSpec",
+        cluster_selector_fix(ctx.job.spec));
     return;
   }
   switch (ctx.policy.lifecycle.mode) {

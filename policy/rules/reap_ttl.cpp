@@ -2,6 +2,7 @@
 // failed run stays strictly longer than a succeeded one (time for `kubectl logs`), by lifecycle
 // mode. Only TTLs that exist are checked: reap-self reports missing ones, and kuberay-schema
 // negative ones, so each problem is reported once.
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,60 +16,75 @@ namespace rjg::policy {
 
 namespace {
 
-void add(Findings& out, std::string field, std::string message) {
-  out.push_back(
-      Finding{RuleId::kReapTtl, Finding::Kind::kViolation, std::move(field), std::move(message)});
-}
-
 std::string s(long long v) { return std::to_string(v); }
 
+// Where a TTL is written and how: a number field (ttlSeconds, ttlSecondsAfterFinished) or an
+// annotation, whose value is text.
+struct Ttl {
+  std::string field;
+  std::string_view how;  // "set ttlSeconds" / "set the annotation to"
+  bool text = false;
+
+  // The finding for this TTL, whose fix writes `to`.
+  void add(Findings& out, std::string message, long long to) const {
+    out.push_back(Finding{RuleId::kReapTtl, Finding::Kind::kViolation, field, std::move(message),
+                          {text ? Edit::set(field, s(to)) : Edit::set(field, to)}});
+  }
+};
+
 // Checks a success TTL. Returns true when it is within bounds.
-bool check_success(long long ttl, const LifecycleConfig& lc, const std::string& field,
-                   std::string_view how_to_set, Findings& out) {
+bool check_success(long long ttl, const LifecycleConfig& lc, const Ttl& at, Findings& out) {
   if (ttl > lc.max_succeeded_ttl_seconds) {
-    add(out, field,
-        s(ttl) +
-            " seconds keeps a succeeded RayJob (and its quota) longer than the policy "
-            "maximum of " +
-            s(lc.max_succeeded_ttl_seconds) + " seconds; " + std::string(how_to_set) + " " +
-            s(lc.max_succeeded_ttl_seconds) + " or less");
+    at.add(out,
+           s(ttl) +
+               " seconds keeps a succeeded RayJob (and its quota) longer than the policy "
+               "maximum of " +
+               s(lc.max_succeeded_ttl_seconds) + " seconds; " + std::string(at.how) + " " +
+               s(lc.max_succeeded_ttl_seconds) + " or less",
+           lc.max_succeeded_ttl_seconds);
     return false;
   }
   return true;
 }
 
 // Checks a failure TTL. Returns true when it is within bounds.
-bool check_failure(long long ttl, const LifecycleConfig& lc, const std::string& field,
-                   std::string_view how_to_set, Findings& out) {
+bool check_failure(long long ttl, const LifecycleConfig& lc, const Ttl& at, Findings& out) {
   if (ttl < lc.min_failed_ttl_seconds) {
-    add(out, field,
-        s(ttl) +
-            " seconds removes a failed RayJob before its logs can be read: the policy "
-            "keeps failures at least " +
-            s(lc.min_failed_ttl_seconds) + " seconds; " + std::string(how_to_set) + " between " +
-            s(lc.min_failed_ttl_seconds) + " and " + s(lc.max_failed_ttl_seconds));
+    at.add(out,
+           s(ttl) +
+               " seconds removes a failed RayJob before its logs can be read: the policy "
+               "keeps failures at least " +
+               s(lc.min_failed_ttl_seconds) + " seconds; " + std::string(at.how) + " between " +
+               s(lc.min_failed_ttl_seconds) + " and " + s(lc.max_failed_ttl_seconds),
+           lc.min_failed_ttl_seconds);
     return false;
   }
   if (ttl > lc.max_failed_ttl_seconds) {
-    add(out, field,
-        s(ttl) +
-            " seconds keeps a failed RayJob (and its quota) longer than the policy maximum "
-            "of " +
-            s(lc.max_failed_ttl_seconds) + " seconds; " + std::string(how_to_set) + " between " +
-            s(lc.min_failed_ttl_seconds) + " and " + s(lc.max_failed_ttl_seconds));
+    at.add(out,
+           s(ttl) +
+               " seconds keeps a failed RayJob (and its quota) longer than the policy maximum "
+               "of " +
+               s(lc.max_failed_ttl_seconds) + " seconds; " + std::string(at.how) + " between " +
+               s(lc.min_failed_ttl_seconds) + " and " + s(lc.max_failed_ttl_seconds),
+           lc.max_failed_ttl_seconds);
     return false;
   }
   return true;
 }
 
-void check_order(long long success_ttl, long long failure_ttl, const std::string& failure_field,
-                 std::string_view how_to_set, Findings& out) {
+// Both TTLs are within bounds here, and the policy keeps every in-bounds failure TTL above every
+// in-bounds success TTL (minFailedTTLSeconds > maxSucceededTTLSeconds), so this guards the
+// invariant rather than a case a manifest can reach.
+void check_order(long long success_ttl, long long failure_ttl, const LifecycleConfig& lc,
+                 const Ttl& failure, Findings& out) {
   if (failure_ttl <= success_ttl) {
-    add(out, failure_field,
-        s(failure_ttl) + " seconds is not longer than the success TTL (" + s(success_ttl) +
-            " seconds): failed runs must stay longer than succeeded ones so their logs can be "
-            "read; " +
-            std::string(how_to_set) + " above " + s(success_ttl));
+    failure.add(out,
+                s(failure_ttl) + " seconds is not longer than the success TTL (" +
+                    s(success_ttl) +
+                    " seconds): failed runs must stay longer than succeeded ones so their logs "
+                    "can be read; " +
+                    std::string(failure.how) + " above " + s(success_ttl),
+                std::max(success_ttl + 1, lc.min_failed_ttl_seconds));
   }
 }
 
@@ -79,9 +95,9 @@ void check_rules_mode(const RuleContext& ctx, Findings& out) {
   }
   const LifecycleConfig& lc = ctx.policy.lifecycle;
   const auto& rules = *ds->deletion_rules;
-  const std::string how = "set ttlSeconds";
-  auto ttl_field = [](std::size_t i) {
-    return "spec.deletionStrategy.deletionRules[" + std::to_string(i) + "].condition.ttlSeconds";
+  auto ttl_at = [](std::size_t i) {
+    return Ttl{"spec.deletionStrategy.deletionRules[" + std::to_string(i) + "].condition.ttlSeconds",
+               "set ttlSeconds"};
   };
 
   // The success TTL that the failure TTLs must exceed: the first in-bounds DeleteSelf SUCCEEDED.
@@ -102,18 +118,18 @@ void check_rules_mode(const RuleContext& ctx, Findings& out) {
     }
     const long long ttl = *r.ttl_seconds;
     if (r.job_status == "SUCCEEDED") {
-      if (check_success(ttl, lc, ttl_field(i), how, out) && !success_ttl) {
+      if (check_success(ttl, lc, ttl_at(i), out) && !success_ttl) {
         success_ttl = ttl;
       }
     } else if (r.job_status == "FAILED" || r.job_deployment_status == "Failed") {
-      if (check_failure(ttl, lc, ttl_field(i), how, out)) {
+      if (check_failure(ttl, lc, ttl_at(i), out)) {
         failures.push_back({i, ttl});
       }
     }
   }
   if (success_ttl) {
     for (const Failure& f : failures) {
-      check_order(*success_ttl, f.ttl, ttl_field(f.index), how, out);
+      check_order(*success_ttl, f.ttl, lc, ttl_at(f.index), out);
     }
   }
 }
@@ -125,17 +141,16 @@ void check_reaper_mode(const RuleContext& ctx, Findings& out) {
     const auto it = annotations.find(key);
     return it == annotations.end() ? std::nullopt : parse_ttl_annotation(it->second);
   };
-  const std::string success_field =
-      "metadata.annotations[" + std::string(kTtlAfterSuccessKey) + "]";
-  const std::string failure_field =
-      "metadata.annotations[" + std::string(kTtlAfterFailureKey) + "]";
-  const std::string how = "set the annotation to";
+  const Ttl success_at{"metadata.annotations[" + std::string(kTtlAfterSuccessKey) + "]",
+                       "set the annotation to", true};
+  const Ttl failure_at{"metadata.annotations[" + std::string(kTtlAfterFailureKey) + "]",
+                       "set the annotation to", true};
   const auto success = read(kTtlAfterSuccessKey);
   const auto failure = read(kTtlAfterFailureKey);
-  const bool success_ok = success && check_success(*success, lc, success_field, how, out);
-  const bool failure_ok = failure && check_failure(*failure, lc, failure_field, how, out);
+  const bool success_ok = success && check_success(*success, lc, success_at, out);
+  const bool failure_ok = failure && check_failure(*failure, lc, failure_at, out);
   if (success_ok && failure_ok) {
-    check_order(*success, *failure, failure_field, how, out);
+    check_order(*success, *failure, lc, failure_at, out);
   }
 }
 
@@ -143,19 +158,20 @@ void check_reaper_mode(const RuleContext& ctx, Findings& out) {
 // failure alike, so it can honour the quota bound or the log window, not both. Quota wins.
 void check_single_ttl_mode(const RuleContext& ctx, std::string_view mode, Findings& out) {
   const LifecycleConfig& lc = ctx.policy.lifecycle;
-  const std::string field = "spec.ttlSecondsAfterFinished";
+  const Ttl at{"spec.ttlSecondsAfterFinished", "set ttlSecondsAfterFinished to"};
   const auto& ttl = ctx.job.spec.ttl_seconds_after_finished;
   if (ttl && *ttl >= 0) {
-    check_success(*ttl, lc, field, "set ttlSecondsAfterFinished to", out);
+    check_success(*ttl, lc, at, out);
   }
   out.push_back(Finding{
-      RuleId::kReapTtl, Finding::Kind::kAdvisory, field,
+      RuleId::kReapTtl, Finding::Kind::kAdvisory, at.field,
       "in lifecycle mode " + std::string(mode) +
           " one TTL serves success and failure alike, so a failed RayJob is deleted as fast as a "
           "succeeded one (at most " +
           s(lc.max_succeeded_ttl_seconds) +
           " seconds) and gets no longer kubectl logs window; the lifecycle modes deletionRules "
-          "(KubeRay 1.6+) and reaper can keep failures longer"});
+          "(KubeRay 1.6+) and reaper can keep failures longer",
+      {}});
 }
 
 }  // namespace

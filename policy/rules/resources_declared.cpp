@@ -46,9 +46,25 @@ std::string join_fields(const std::vector<std::string>& names, const char* list)
   return out;
 }
 
-void report(Findings& out, std::string field, std::string message) {
+void report(Findings& out, std::string field, std::string message, std::vector<Edit> fix = {}) {
   out.push_back({RuleId::kResourcesDeclared, Finding::Kind::kViolation, std::move(field),
-                 std::move(message)});
+                 std::move(message), std::move(fix)});
+}
+
+// Edits writing `names` into `to` (requests or limits) with the amounts `from` already has, or
+// none when `from` lacks one of them: amounts are the tenant's to choose, a copy is not a guess.
+std::vector<Edit> copy_amounts(const std::optional<ResourceList>& from,
+                               const std::vector<std::string>& names, const std::string& to) {
+  std::vector<Edit> fix;
+  for (const std::string& name : names) {
+    if (!from || !from->contains(name) || !Quantity::parse(from->at(name))) {
+      return {};
+    }
+    // A resource name with dots (nvidia.com/gpu) is one key: bracketed, as Edit paths allow.
+    const bool dotted = name.find('.') != std::string::npos;
+    fix.push_back(Edit::set(dotted ? to + "[" + name + "]" : to + "." + name, from->at(name)));
+  }
+  return fix;
 }
 
 // Checks one resource block. `what_of()` names the container for messages (`container
@@ -115,7 +131,8 @@ void check_block(const WhatOf& what_of, const std::optional<ResourceList>& reque
         what + " sets no " + join_names(missing_requests) + " request; set " +
             join_fields(missing_requests, "requests") +
             " (a ResourceQuota on requests.* refuses pods without them; the policy requires them "
-            "written even where Kubernetes would copy the limit)");
+            "written even where Kubernetes would copy the limit)",
+        copy_amounts(limits, missing_requests, resources_field + ".requests"));
   }
   if (!missing_limits.empty()) {
     const std::string field = missing_limits.size() == 1 && has_limits
@@ -123,13 +140,15 @@ void check_block(const WhatOf& what_of, const std::optional<ResourceList>& reque
                                   : resources_field + ".limits";
     report(out, field,
            what + " sets no " + join_names(missing_limits) + " limit; set " +
-               join_fields(missing_limits, "limits") + "; " + why(missing_limits.size()));
+               join_fields(missing_limits, "limits") + "; " + why(missing_limits.size()),
+           copy_amounts(requests, missing_limits, resources_field + ".limits"));
   }
   for (const std::string& name : extended_without_limit) {
     report(out, resources_field + ".limits." + name,
            what + " requests " + name + " without a limit; set resources.limits." + name +
                " equal to the request (Kubernetes refuses pods that request an extended resource "
-               "without a limit)");
+               "without a limit)",
+           copy_amounts(requests, {name}, resources_field + ".limits"));
   }
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "policy/finding.hpp"
 #include "policy/policy_config.hpp"
@@ -28,5 +29,10 @@ void check_resources_declared(const RuleContext& ctx, Findings& out);  // resour
 void check_quota_fit(const RuleContext& ctx, Findings& out);           // quota_fit.cpp
 void check_image_contract(const RuleContext& ctx, Findings& out);      // image_contract.cpp
 void check_image_pinned(const RuleContext& ctx, Findings& out);        // image_pinned.cpp
+
+// The fix for leaving clusterSelector mode, which cluster-selector and reap-self both ask for:
+// remove spec.clusterSelector when rayClusterSpec already describes a cluster; none otherwise
+// (the cluster to describe is the tenant's). In cluster_selector.cpp.
+std::vector<Edit> cluster_selector_fix(const RayJobSpec& spec);
 
 }  // namespace rjg::policy

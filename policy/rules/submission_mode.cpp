@@ -4,6 +4,7 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "policy/rules/rules.hpp"
 
@@ -38,6 +39,24 @@ std::string known_modes(KubeRayVersion v) {
   return list;
 }
 
+// A known mode spelled in other letter case ("k8sjobmode") is fixed to its spelling; anything
+// else is the tenant's to choose.
+std::vector<Edit> spelling_fix(std::string_view mode, KubeRayVersion v, const std::string& field) {
+  const auto lower = [](std::string_view s) {
+    std::string out(s);
+    for (char& c : out) {
+      c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    }
+    return out;
+  };
+  for (const ModeSince& m : kModes) {
+    if (v >= m.since && lower(m.name) == lower(mode)) {
+      return {Edit::set(field, std::string(m.name))};
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 void check_submission_mode(const RuleContext& ctx, Findings& out) {
@@ -48,9 +67,10 @@ void check_submission_mode(const RuleContext& ctx, Findings& out) {
   }
   const KubeRayVersion v = ctx.policy.kuberay.version;
   const std::string ver = version_text(v);
-  auto add = [&](std::string message) {
-    out.push_back(Finding{RuleId::kSubmissionMode, Finding::Kind::kViolation, "spec.submissionMode",
-                          std::move(message)});
+  const std::string field = "spec.submissionMode";
+  auto add = [&](std::string message, std::vector<Edit> fix) {
+    out.push_back(Finding{RuleId::kSubmissionMode, Finding::Kind::kViolation, field,
+                          std::move(message), std::move(fix)});
   };
 
   if (v < KubeRayVersion{1, 1}) {
@@ -59,7 +79,8 @@ void check_submission_mode(const RuleContext& ctx, Findings& out) {
     if (*mode != "K8sJobMode") {
       add("\"" + *mode + "\" is not available: KubeRay " + ver +
           " has no submissionMode field (the apiserver prunes it) and always submits through a "
-          "Kubernetes Job; remove spec.submissionMode or set it to K8sJobMode");
+          "Kubernetes Job; remove spec.submissionMode or set it to K8sJobMode",
+          {Edit::remove(field)});
     }
     return;
   }
@@ -73,7 +94,8 @@ void check_submission_mode(const RuleContext& ctx, Findings& out) {
     add("\"" + *mode + "\" needs KubeRay " + version_text(m.since) +
         " or later, but the operator is " + ver +
         ": it never submits the job and the RayJob holds quota until deleted; use one of " +
-        known_modes(v));
+            known_modes(v),
+        {});  // another mode runs the job differently: the tenant's choice
     return;
   }
   add("\"" + *mode +
@@ -81,7 +103,8 @@ void check_submission_mode(const RuleContext& ctx, Findings& out) {
       "KubeRay " +
       ver +
       " operator never submits the job and the RayJob holds quota until deleted; use one of " +
-      known_modes(v) + " (case-sensitive)");
+      known_modes(v) + " (case-sensitive)",
+      spelling_fix(*mode, v, field));
 }
 
 }  // namespace rjg::policy

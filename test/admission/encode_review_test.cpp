@@ -17,7 +17,7 @@ using policy::Finding;
 using policy::RuleId;
 
 Finding finding(RuleId rule, std::string field, std::string message) {
-  return Finding{rule, Finding::Kind::kViolation, std::move(field), std::move(message)};
+  return Finding{rule, Finding::Kind::kViolation, std::move(field), std::move(message), {}};
 }
 
 json::Document parsed(const std::string& body) {

@@ -182,6 +182,61 @@ def test_check_json_output():
     expect(code == 2, "bad --output must be exit 2")
 
 
+def test_check_fix():
+    # A RayJob whose every finding has a literal fix, next to a ConfigMap: --fix prints both
+    # documents, the RayJob fixed, and exits 0; checking the output admits it.
+    manifest = b"""apiVersion: ray.io/v1
+kind: RayJob
+metadata: {name: fixme, namespace: tenant-a}
+spec:
+  entrypoint: python x.py
+  backoffLimit: 9
+  shutdownAfterJobFinishes: true
+  ttlSecondsAfterFinished: 60
+  rayClusterSpec:
+    headGroupSpec:
+      rayStartParams: {}
+      template:
+        spec:
+          containers:
+          - name: ray-head
+            image: rayproject/ray:2.52.0
+            resources: {requests: {cpu: "1", memory: 2Gi}, limits: {cpu: "1", memory: 2Gi}}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: code, namespace: tenant-a}
+data: {x.py: "print(1)"}
+"""
+    code, out, err = run("check", "-", stdin=manifest)
+    expect(code == 1, f"the manifest must be denied first: {code} {out!r}")
+    code, fixed, err = run("check", "--fix", "-", stdin=manifest)
+    expect(code == 0 and err == b"", f"--fix: {code} {err!r}")
+    docs = [json.loads(d) for d in fixed.decode().split("---\n") if d.strip()]
+    expect([d["kind"] for d in docs] == ["RayJob", "ConfigMap"], f"{fixed!r}")
+    spec = docs[0]["spec"]
+    expect(spec["backoffLimit"] == 2 and spec["activeDeadlineSeconds"] == 86400, f"{spec!r}")
+    expect(spec["shutdownAfterJobFinishes"] is False and "ttlSecondsAfterFinished" not in spec, f"{spec!r}")
+    expect(docs[1] == {"apiVersion": "v1", "kind": "ConfigMap",
+                       "metadata": {"name": "code", "namespace": "tenant-a"}, "data": {"x.py": "print(1)"}},
+           f"the ConfigMap must be unchanged: {docs[1]!r}")
+    code, out, err = run("check", "-", stdin=fixed)
+    expect(code == 0, f"the fixed manifest must be admitted: {code} {out!r}")
+    # In -o json each finding carries its kind and fix.
+    code, out, _ = run("check", "-o", "json", "-", stdin=manifest)
+    denials = json.loads(out)[0]["denials"]
+    deadline = [d for d in denials if d["rule"] == "active-deadline"][0]
+    expect(deadline["kind"] == "violation" and
+           deadline["fix"] == [{"op": "set", "field": "spec.activeDeadlineSeconds", "value": 86400}],
+           f"{deadline!r}")
+    # A finding with no literal fix is named on stderr and the exit is 1.
+    unpinned = manifest.replace(b"rayproject/ray:2.52.0", b"example.com/ray:2.52.0")
+    code, fixed, err = run("check", "--fix", "-", stdin=unpinned)
+    expect(code == 1 and b"yours to change: [image-contract]" in err, f"{code} {err!r}")
+    code, _, err = run("check", "--fix", "-o", "json", "-", stdin=manifest)
+    expect(code == 2 and b"--fix prints manifests" in err, f"{code} {err!r}")
+
+
 def test_check_namespace_conflict():
     manifest = b"apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: a, namespace: tenant-a}\n"
     code, _, err = run("check", "--namespace", "tenant-b", "-", stdin=manifest)
