@@ -179,23 +179,43 @@ Result<FixOutcome> apply_fixes(json::Document& object, const policy::Verdict& ve
       }
     }
   }
-  json::Document work;
-  work.CopyFrom(object, work.GetAllocator());
-  std::vector<const policy::Edit*> applied;
+  // Every index in an edit names the item of the manifest as written: removals of list items go
+  // last, from the highest index down, so that no edit shifts another's item.
+  struct Owned {
+    const policy::Edit* edit;
+    const policy::Finding* finding;
+    std::optional<std::size_t> removed_item;  // the index a list-item removal removes
+  };
+  std::vector<Owned> edits;
   for (const policy::Finding* f : fixing) {
     for (const policy::Edit& e : f->fix) {
-      if (std::find_if(applied.begin(), applied.end(),
-                       [&e](const policy::Edit* done) { return *done == e; }) != applied.end()) {
-        continue;
+      if (std::none_of(edits.begin(), edits.end(), [&e](const Owned& o) { return *o.edit == e; })) {
+        std::optional<std::size_t> item;
+        if (e.op == policy::Edit::Op::kRemove) {
+          if (Result<std::vector<Step>> path = parse_path(e.field); path.ok()) {
+            item = path.value().back().index;
+          }
+        }
+        edits.push_back({&e, f, item});
       }
-      if (Status s = apply_edit(work, e); !s.ok()) {
-        return Error{s.error().code, s.error().message + " (" + format_finding(*f) + ")"};
-      }
-      applied.push_back(&e);
+    }
+  }
+  std::stable_partition(edits.begin(), edits.end(),
+                        [](const Owned& o) { return !o.removed_item.has_value(); });
+  const auto first_removal = std::find_if(edits.begin(), edits.end(),
+                                          [](const Owned& o) { return o.removed_item.has_value(); });
+  std::stable_sort(first_removal, edits.end(), [](const Owned& a, const Owned& b) {
+    return *a.removed_item > *b.removed_item;
+  });
+  json::Document work;
+  work.CopyFrom(object, work.GetAllocator());
+  for (const Owned& o : edits) {
+    if (Status s = apply_edit(work, *o.edit); !s.ok()) {
+      return Error{s.error().code, s.error().message + " (" + format_finding(*o.finding) + ")"};
     }
   }
   object.Swap(work);
-  outcome.edits = applied.size();
+  outcome.edits = edits.size();
   return outcome;
 }
 

@@ -390,20 +390,33 @@ class Checker {
   bool gate(std::string_view name) const { return feature_gate_on(policy_.kuberay, name); }
   bool shutdown() const { return spec_.shutdown_after_job_finishes.value_or(false); }
   bool selector_mode() const { return spec_.cluster_selector && !spec_.cluster_selector->empty(); }
-  // Whether the policy's lifecycle is deletion rules, which forbid shutdownAfterJobFinishes: a
-  // fix offering "set shutdownAfterJobFinishes: true or remove X" removes X then, so that it
-  // agrees with reap-self's.
+  // Whether the policy's lifecycle is deletion rules, which forbid shutdownAfterJobFinishes.
   bool rules_lifecycle() const { return policy_.lifecycle.mode == LifecycleMode::kDeletionRules; }
-  // `value` respelled in upper case when that is SUCCEEDED or FAILED ("failed"); else no fix.
-  static std::vector<Edit> respelled(const std::string& field, const std::string& value) {
+  // Whether "set shutdownAfterJobFinishes: true" is a fix that nothing else then refuses: not in
+  // the deletionRules lifecycle, not with deletion rules, and not with a DeleteNone policy.
+  bool shutdown_fits() const {
+    const auto& ds = spec_.deletion_strategy;
+    const bool rules = ds && ds->deletion_rules && !ds->deletion_rules->empty();
+    const bool none = spec_.deletion_policy == "DeleteNone" ||
+                      (ds && (ds->on_success_policy == "DeleteNone" ||
+                              ds->on_failure_policy == "DeleteNone"));
+    return !rules_lifecycle() && !rules && !none;
+  }
+  // deletionRules[i]'s jobStatus `value` respelled in upper case when that is SUCCEEDED or FAILED
+  // ("failed"); else no fix.
+  std::vector<Edit> respelled(const std::vector<DeletionRule>& rules, std::size_t i,
+                                     const std::string& value) const {
     std::string upper = value;
     for (char& c : upper) {
       c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
     }
-    if (upper == "SUCCEEDED" || upper == "FAILED") {
-      return {Edit::set(field, upper)};
+    if (upper != "SUCCEEDED" && upper != "FAILED") {
+      return {};
     }
-    return {};
+    const std::string field =
+        "spec.deletionStrategy.deletionRules[" + std::to_string(i) + "].condition.jobStatus";
+    return rule_becomes(rules, i, upper, rules[i].job_deployment_status, rules[i].policy,
+                        {Edit::set(field, upper)});
   }
   // Whether the operator parks a rejected RayJob in ValidationFailed (1.5+) or requeues it.
   bool parks() const { return v_ >= KubeRayVersion{1, 5}; }
@@ -466,7 +479,19 @@ class Checker {
   // (1.3-1.4), the legacy onSuccess/onFailure form and deletionRules (1.5+). `none_vs_shutdown`:
   // whether DeleteNone with shutdownAfterJobFinishes is checked (not for rules, which forbid
   // shutdown anyway). Returns false when it reported something.
-  bool policy_fits(const std::string& field, const std::string& policy, bool none_vs_shutdown);
+  // `to_delete_self`: the fix that makes the field DeleteSelf, which fits every check here.
+  bool policy_fits(const std::string& field, const std::string& policy, bool none_vs_shutdown,
+                   const std::vector<Edit>& to_delete_self);
+  // The fix turning deletionRules[i] into a rule for (job_status, deployment_status, policy) by
+  // `edits`; or removing the rule when another rule already is exactly that, or an earlier one
+  // becomes it by its own fix (DeleteSelf, see policy_fits).
+  std::vector<Edit> rule_becomes(const std::vector<DeletionRule>& rules, std::size_t i,
+                                        const std::optional<std::string>& job_status,
+                                        const std::optional<std::string>& deployment_status,
+                                        const std::optional<std::string>& policy,
+                                        std::vector<Edit> edits) const;
+  // Whether the fix of a rule with `policy` makes it DeleteSelf (missing, unknown, or not fitting).
+  bool fixed_to_delete_self(const std::optional<std::string>& policy) const;
   void cluster_selection();
   void submission_modes();
   void cluster_spec();
@@ -611,8 +636,8 @@ void Checker::suspend_and_ttl() {
   if (runs(Op::kSuspendNeedsShutdown) && spec_.suspend.value_or(false) && !shutdown()) {
     rejects("spec.suspend", "suspend is true but shutdownAfterJobFinishes is not",
             "set shutdownAfterJobFinishes: true or remove suspend",
-            {rules_lifecycle() ? Edit::remove("spec.suspend")
-                               : Edit::set("spec.shutdownAfterJobFinishes", true)});
+            {shutdown_fits() ? Edit::set("spec.shutdownAfterJobFinishes", true)
+                             : Edit::remove("spec.suspend")});
   }
   if (!runs(Op::kTtl) || !spec_.ttl_seconds_after_finished) {
     return;
@@ -630,27 +655,54 @@ void Checker::suspend_and_ttl() {
             std::to_string(ttl) + " is set but shutdownAfterJobFinishes is not true",
             rules ? "remove ttlSecondsAfterFinished; each deletion rule carries its own ttlSeconds"
                   : "set shutdownAfterJobFinishes: true, or remove ttlSecondsAfterFinished",
-            {rules || rules_lifecycle() ? Edit::remove("spec.ttlSecondsAfterFinished")
-                                        : Edit::set("spec.shutdownAfterJobFinishes", true)});
+            {shutdown_fits() ? Edit::set("spec.shutdownAfterJobFinishes", true)
+                             : Edit::remove("spec.ttlSecondsAfterFinished")});
   }
 }
 
-bool Checker::policy_fits(const std::string& field, const std::string& p, bool none_vs_shutdown) {
+std::vector<Edit> Checker::rule_becomes(const std::vector<DeletionRule>& rules, std::size_t i,
+                                        const std::optional<std::string>& job_status,
+                                        const std::optional<std::string>& deployment_status,
+                                        const std::optional<std::string>& policy,
+                                        std::vector<Edit> edits) const {
+  for (std::size_t j = 0; j < rules.size(); ++j) {
+    const DeletionRule& o = rules[j];
+    if (j == i || !o.has_condition || o.job_status != job_status ||
+        o.job_deployment_status != deployment_status) {
+      continue;
+    }
+    if (o.policy == policy ||
+        (j < i && policy == "DeleteSelf" && fixed_to_delete_self(o.policy))) {
+      return {Edit::remove("spec.deletionStrategy.deletionRules[" + std::to_string(i) + "]")};
+    }
+  }
+  return edits;
+}
+
+bool Checker::fixed_to_delete_self(const std::optional<std::string>& policy) const {
+  return !policy || !is_one_of(*policy, kDeletionPolicies) ||
+         (selector_mode() && (*policy == "DeleteCluster" || *policy == "DeleteWorkers")) ||
+         (*policy == "DeleteWorkers" && is_autoscaling(rc_));
+}
+
+bool Checker::policy_fits(const std::string& field, const std::string& p, bool none_vs_shutdown,
+                          const std::vector<Edit>& to_delete_self) {
+  // Every fix here is DeleteSelf, which fits all three checks: two findings on one field never
+  // ask for different values.
   bool fits = true;
   if (selector_mode() && (p == "DeleteCluster" || p == "DeleteWorkers")) {
     rejects(field, p + " cannot be used with clusterSelector (the cluster is not the RayJob's)",
-            "use DeleteSelf or DeleteNone", {Edit::set(field, std::string("DeleteSelf"))});
+            "use DeleteSelf or DeleteNone", to_delete_self);
     fits = false;
   }
   if (p == "DeleteWorkers" && is_autoscaling(rc_)) {
     rejects(field, "DeleteWorkers does not work with enableInTreeAutoscaling",
-            "use DeleteCluster or DeleteSelf", {Edit::set(field, std::string("DeleteCluster"))});
+            "use DeleteCluster or DeleteSelf", to_delete_self);
     fits = false;
   }
   if (none_vs_shutdown && p == "DeleteNone" && shutdown()) {
     rejects(field, "DeleteNone contradicts shutdownAfterJobFinishes: true",
-            "use DeleteSelf, or set shutdownAfterJobFinishes: false",
-            {Edit::set(field, std::string("DeleteSelf"))});
+            "use DeleteSelf, or set shutdownAfterJobFinishes: false", to_delete_self);
     fits = false;
   }
   return fits;
@@ -674,7 +726,7 @@ void Checker::deletion_policy() {
                 {Edit::set(field, std::string("DeleteSelf"))});
     return;
   }
-  policy_fits(field, value, true);
+  policy_fits(field, value, true, {Edit::set(field, std::string("DeleteSelf"))});
 }
 
 void Checker::deletion_strategy() {
@@ -697,9 +749,21 @@ void Checker::deletion_strategy() {
                 "SUCCEEDED, ttlSeconds: 60}}");
   }
   if (rules && shutdown()) {
+    // Every line at once: without shutdownAfterJobFinishes a TTL above 0 and suspend are refused.
+    std::vector<Edit> edits = {Edit::set("spec.shutdownAfterJobFinishes", false)};
+    std::string also;
+    if (runs(Op::kTtl) && spec_.ttl_seconds_after_finished.value_or(0) > 0) {
+      edits.push_back(Edit::remove("spec.ttlSecondsAfterFinished"));
+      also += ", remove ttlSecondsAfterFinished";
+    }
+    if (runs(Op::kSuspendNeedsShutdown) && spec_.suspend.value_or(false)) {
+      edits.push_back(Edit::remove("spec.suspend"));
+      also += ", remove suspend";
+    }
     rejects("spec.shutdownAfterJobFinishes", "true together with deletionStrategy.deletionRules",
-            "set shutdownAfterJobFinishes: false; the rules decide what is deleted and when",
-            {Edit::set("spec.shutdownAfterJobFinishes", false)});
+            "set shutdownAfterJobFinishes: false" + also +
+                "; the rules decide what is deleted and when",
+            std::move(edits));
   }
   if (rules && legacy) {
     rejects("spec.deletionStrategy",
@@ -753,7 +817,8 @@ void Checker::legacy_deletion(const DeletionStrategy& ds) {
     return;
   }
   for (const Side& side : sides) {
-    policy_fits("spec.deletionStrategy." + std::string(side.name) + ".policy", *side.policy, true);
+    const std::string field = "spec.deletionStrategy." + std::string(side.name) + ".policy";
+    policy_fits(field, *side.policy, true, {Edit::set(field, std::string("DeleteSelf"))});
   }
 }
 
@@ -785,12 +850,14 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
     bool valid = true;
     if (!r.policy) {
       crd_rejects(base() + ".policy", "missing", "set policy: DeleteSelf",
-                  {Edit::set(base() + ".policy", std::string("DeleteSelf"))});
+                  rule_becomes(rules, i, r.job_status, r.job_deployment_status, "DeleteSelf",
+                               {Edit::set(base() + ".policy", std::string("DeleteSelf"))}));
       valid = false;
     } else if (!is_one_of(*r.policy, kDeletionPolicies)) {
       crd_rejects(base() + ".policy", quoted(*r.policy) + " is not a deletion policy",
                   "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)",
-                  {Edit::set(base() + ".policy", std::string("DeleteSelf"))});
+                  rule_becomes(rules, i, r.job_status, r.job_deployment_status, "DeleteSelf",
+                               {Edit::set(base() + ".policy", std::string("DeleteSelf"))}));
       valid = false;
     }
     if (!r.has_condition) {
@@ -804,8 +871,9 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
               " API does not know this field (it exists from 1.6): the apiserver prunes it or "
               "the operator ignores it, so the rule cannot match; use jobStatus: FAILED (in " +
               ver_ + " a deployment that fails before the job starts is not deleted)",
-          {Edit::remove(cond() + ".jobDeploymentStatus"),
-           Edit::set(cond() + ".jobStatus", std::string("FAILED"))});
+          rule_becomes(rules, i, "FAILED", std::nullopt, r.policy,
+                       {Edit::remove(cond() + ".jobDeploymentStatus"),
+                        Edit::set(cond() + ".jobStatus", std::string("FAILED"))}));
       valid = false;
     }
     if (!deployment_known && !r.job_status) {
@@ -823,14 +891,15 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
     }
     if (r.job_status && *r.job_status != "SUCCEEDED" && *r.job_status != "FAILED") {
       crd_rejects(cond() + ".jobStatus", quoted(*r.job_status) + " is not SUCCEEDED or FAILED",
-                  "use jobStatus: SUCCEEDED or FAILED", respelled(cond() + ".jobStatus", *r.job_status));
+                  "use jobStatus: SUCCEEDED or FAILED", respelled(rules, i, *r.job_status));
       valid = false;
     }
     if (deployment_known && r.job_deployment_status && *r.job_deployment_status != "Failed") {
       crd_rejects(cond() + ".jobDeploymentStatus",
                   quoted(*r.job_deployment_status) + " is not Failed",
                   "use jobDeploymentStatus: Failed",
-                  {Edit::set(cond() + ".jobDeploymentStatus", std::string("Failed"))});
+                  rule_becomes(rules, i, r.job_status, "Failed", r.policy,
+                               {Edit::set(cond() + ".jobDeploymentStatus", std::string("Failed"))}));
       valid = false;
     }
     const std::int64_t ttl = r.ttl_seconds.value_or(0);
@@ -844,7 +913,9 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
     }
     const std::string& p = *r.policy;
     // The operator skips a rule that does not fit (its TTL takes no part in the order check).
-    if (!policy_fits(base() + ".policy", p, false)) {
+    if (!policy_fits(base() + ".policy", p, false,
+                     rule_becomes(rules, i, r.job_status, r.job_deployment_status, "DeleteSelf",
+                                  {Edit::set(base() + ".policy", std::string("DeleteSelf"))}))) {
       continue;
     }
     // Valid here: exactly one of jobStatus (SUCCEEDED or FAILED) and jobDeploymentStatus (Failed).
@@ -856,7 +927,7 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
       rejects(base(),
               "duplicates deletionRules[" + std::to_string(slot.index) + "] (" + p + " for " +
                   std::string(kConditions[c]) + ")",
-              "keep one rule per condition and policy");
+              "keep one rule per condition and policy", {Edit::remove(base())});
       continue;
     }
     slot = {ttl, i, true};
@@ -1025,7 +1096,10 @@ void Checker::fault_tolerance(const std::string& base) {
     if (non_empty(ann, "ray.io/external-storage-namespace")) {
       rejects("metadata.annotations[ray.io/external-storage-namespace]",
               "not allowed with gcsFaultToleranceOptions",
-              "use gcsFaultToleranceOptions.externalStorageNamespace");
+              "use gcsFaultToleranceOptions.externalStorageNamespace",
+              {Edit::remove("metadata.annotations[ray.io/external-storage-namespace]"),
+               Edit::set(base + ".gcsFaultToleranceOptions.externalStorageNamespace",
+                         *find_value(ann, "ray.io/external-storage-namespace"))});
     }
   }
   if (non_empty(rc_->head.ray_start_params, "redis-username")) {
@@ -1288,7 +1362,7 @@ void Checker::cluster_spec() {
                 "remove suspend");
       } else if (autoscaling) {
         rejects(wg + ".suspend", "a worker group cannot be suspended with autoscaling",
-                "remove suspend");
+                "remove suspend", {Edit::remove(wg + ".suspend")});
       }
     }
     worker_autoscaling(wg, g);
@@ -1350,17 +1424,20 @@ void Checker::scalars() {
       *spec_.active_deadline_seconds <= 0) {
     rejects("spec.activeDeadlineSeconds",
             std::to_string(*spec_.active_deadline_seconds) + " is not positive",
-            "set activeDeadlineSeconds to a positive number of seconds");
+            "set activeDeadlineSeconds to a positive number of seconds",
+            {Edit::set("spec.activeDeadlineSeconds",
+                       policy_.lifecycle.max_active_deadline_seconds)});
   }
   if (runs(Op::kPreRunningPositive) && spec_.pre_running_deadline_seconds &&
       *spec_.pre_running_deadline_seconds <= 0) {
     rejects("spec.preRunningDeadlineSeconds",
             std::to_string(*spec_.pre_running_deadline_seconds) + " is not positive",
-            "set preRunningDeadlineSeconds to a positive number of seconds or remove it");
+            "set preRunningDeadlineSeconds to a positive number of seconds or remove it",
+            {Edit::remove("spec.preRunningDeadlineSeconds")});
   }
   if (runs(Op::kBackoffLimitNonNegative) && spec_.backoff_limit && *spec_.backoff_limit < 0) {
     rejects("spec.backoffLimit", std::to_string(*spec_.backoff_limit) + " is negative",
-            "set backoffLimit to 0 or more");
+            "set backoffLimit to 0 or more", {Edit::set("spec.backoffLimit", 0LL)});
   }
 }
 

@@ -97,20 +97,30 @@ void check_deletion_rules(const RuleContext& ctx, Findings& out) {
     }
     // Every line to change at once: the rules forbid shutdownAfterJobFinishes, and without it a
     // ttlSecondsAfterFinished above 0 is refused (the rules carry their own ttlSeconds).
+    // suspend (Kueue) needs shutdownAfterJobFinishes as well, so it goes too.
     const bool ttl = spec.ttl_seconds_after_finished.value_or(0) > 0;
+    const bool suspend = spec.suspend.value_or(false);
     std::vector<Edit> fix = {Edit::set("spec.shutdownAfterJobFinishes", false)};
     if (ttl) {
       fix.push_back(Edit::remove("spec.ttlSecondsAfterFinished"));
+    }
+    if (suspend) {
+      fix.push_back(Edit::remove("spec.suspend"));
     }
     fix.push_back(Edit::remove("spec.deletionStrategy"));
     for (std::size_t i = 0; i < needed.size(); ++i) {
       rule_edits(i, needed[i], fix);
     }
+    std::string remove;
+    remove += ttl ? ", remove ttlSecondsAfterFinished" : "";
+    remove += suspend ? ", remove suspend (the operator refuses it without shutdownAfterJobFinishes)"
+                      : "";
     add(out, field,
         wrong +
-            (ttl ? "; set shutdownAfterJobFinishes: false, remove ttlSecondsAfterFinished, and "
-                   "set deletionStrategy: {deletionRules: ["
-                 : "; set shutdownAfterJobFinishes: false and deletionStrategy: {deletionRules: [") +
+            (remove.empty() ? "; set shutdownAfterJobFinishes: false and deletionStrategy: {"
+                              "deletionRules: ["
+                            : "; set shutdownAfterJobFinishes: false" + remove +
+                                  ", and set deletionStrategy: {deletionRules: [") +
             all + "]}",
         std::move(fix));
     return;

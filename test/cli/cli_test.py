@@ -233,6 +233,14 @@ data: {x.py: "print(1)"}
     unpinned = manifest.replace(b"rayproject/ray:2.52.0", b"example.com/ray:2.52.0")
     code, fixed, err = run("check", "--fix", "-", stdin=unpinned)
     expect(code == 1 and b"yours to change: [image-contract]" in err, f"{code} {err!r}")
+    # Suspended for Kueue: in deletionRules mode suspend goes with shutdownAfterJobFinishes, in
+    # the same round.
+    suspended = manifest.replace(b"  backoffLimit: 9\n", b"  backoffLimit: 9\n  suspend: true\n")
+    code, fixed, err = run("check", "--fix", "-", stdin=suspended)
+    expect(code == 0 and "suspend" not in json.loads(fixed.decode().split("---\n")[1])["spec"],
+           f"suspend: {code} {err!r}")
+    code, out, _ = run("check", "-", stdin=fixed)
+    expect(code == 0, f"the fixed suspended manifest must be admitted: {out!r}")
     code, _, err = run("check", "--fix", "-o", "json", "-", stdin=manifest)
     expect(code == 2 and b"--fix prints manifests" in err, f"{code} {err!r}")
 

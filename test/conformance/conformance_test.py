@@ -12,7 +12,11 @@ own Go types at that version indeed do not have it (the apiserver prunes it; the
 decode names it), or that the version's CRD schema refuses (the apiserver refuses it before the
 operator sees it): those are counted as apiserver-only. Prints, per version and gate setting,
   conformance: version=1.5 gates=default manifests=N agree=N disagree=0 apiserver-only=K
-and fails listing the first disagreements with both verdicts.
+and fails listing the first disagreements with both verdicts. Then every RayJob kuberay-schema
+denies gets one round of `check --fix`: one whose findings all had a literal fix must be accepted
+by the operator and admitted by kuberay-schema; one with findings left to the tenant may keep only
+those. Prints
+  fixes: version=1.5 gates=default denied=N fixed=F operator-accepts-fixed=F left-to-tenant=T failures=0
 
     conformance_test.py --rayjob-guard BIN --repo ROOT --oracle 1.4=PATH --oracle 1.5=PATH
                         [--count 10000] [--seed 15] [--show 20]
@@ -138,6 +142,61 @@ def compare(version, gates_label, oracle, check, files, show):
     return len(disagree)
 
 
+def fixes_agree(version, gates_label, binary, oracle, policy, check, files, tmp, show):
+    """One round of `check --fix` on every RayJob kuberay-schema denies; then the operator must
+    accept each one whose findings all had a literal fix, and kuberay-schema must admit it; a
+    RayJob with findings left to the tenant may keep only those. Returns the failures."""
+    # One JSON object per file (the variants and golden objects), so the documents `check --fix`
+    # prints line up with its files; the corpus's multi-document files are conformance.fixes'.
+    denied = [f for f in files if f.endswith(".json") and len(check.get(f, [])) == 1 and
+              any(d["rule"] == "kuberay-schema" for d in check[f][0]["denials"])]
+    fixed_dir = os.path.join(tmp, f"fixed-{version}-{gates_label}")
+    os.makedirs(fixed_dir, exist_ok=True)
+    fixed = []
+    for i in range(0, len(denied), 4000):
+        batch = denied[i:i + 4000]
+        p = run([binary, "check", "--policy", policy, "--fix"] + batch, "rayjob-guard check --fix")
+        docs = [d for d in p.stdout.split("---\n") if d.strip()]
+        if p.returncode == 2 or len(docs) != len(batch):
+            sys.exit(f"conformance: check --fix failed ({p.returncode}, {len(docs)} documents for "
+                     f"{len(batch)} files): {p.stderr.strip()[:2000]}")
+        for f, d in zip(batch, docs):
+            out = os.path.join(fixed_dir, os.path.basename(f) + ".json")
+            with open(out, "w") as w:
+                w.write(d)
+            fixed.append(out)
+    listfile = os.path.join(tmp, f"list-fixed-{version}-{gates_label}")
+    with open(listfile, "w") as f:
+        f.write("\n".join(fixed) + "\n")
+    ov = oracle_verdicts(oracle, policy, listfile) if fixed else {}
+    cv = check_verdicts(binary, policy, fixed) if fixed else {}
+    complete = accepted = left = 0
+    failures = []
+    for src, out in zip(denied, fixed):
+        before = [d for d in check[src][0]["denials"] if d["rule"] == "kuberay-schema"]
+        theirs = {(d["field"], d["message"]) for d in before if not d["fix"]}
+        after = [d for d in cv.get(out, [{"denials": []}])[0]["denials"] if d["rule"] == "kuberay-schema"]
+        verdict = ov.get(out, [{"verdict": "missing", "message": ""}])[0]
+        new = [d for d in after if (d["field"], d["message"]) not in theirs]
+        if new:
+            failures.append((src, "kuberay-schema still denies after the fix: " +
+                             "; ".join(f"{d['field']}: {d['message']}" for d in new)))
+        elif theirs:
+            left += 1
+        else:
+            complete += 1
+            if verdict["verdict"] == "accepted":
+                accepted += 1
+            else:
+                failures.append((src, f"the operator {verdict['verdict']} the fixed manifest: "
+                                      f"{verdict['message']}"))
+    print(f"fixes: version={version} gates={gates_label} denied={len(denied)} fixed={complete} "
+          f"operator-accepts-fixed={accepted} left-to-tenant={left} failures={len(failures)}")
+    for f, why in failures[:show]:
+        print(f"  FIX FAILS {f}:\n    {why}")
+    return len(failures)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rayjob-guard", required=True)
@@ -172,6 +231,8 @@ def main():
                 ov = oracle_verdicts(oracle, policy, listfile)
                 cv = check_verdicts(a.rayjob_guard, policy, files)
                 total += compare(version, label, ov, cv, files, a.show)
+                total += fixes_agree(version, label, a.rayjob_guard, oracle, policy, cv, files,
+                                     tmp, a.show)
     return 1 if total else 0
 
 
