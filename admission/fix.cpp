@@ -119,6 +119,26 @@ Result<json::Value*> child(json::Value& node, const Step& step, bool create, boo
   return &node.MemberEnd()[-1].value;
 }
 
+// The error naming two findings whose edits contradict, if any: one edits a field the other also
+// edits (the same field, or one inside the other) with an edit that is not among the other's own.
+std::optional<Error> contradiction(const std::vector<const policy::Finding*>& fixing) {
+  for (std::size_t i = 0; i < fixing.size(); ++i) {
+    for (std::size_t j = 0; j < i; ++j) {
+      const std::vector<policy::Edit>& theirs = fixing[j]->fix;
+      for (const policy::Edit& e : fixing[i]->fix) {
+        const bool touches = std::any_of(theirs.begin(), theirs.end(), [&e](const policy::Edit& o) {
+          return within(e.field, o.field) || within(o.field, e.field);
+        });
+        if (touches && std::find(theirs.begin(), theirs.end(), e) == theirs.end()) {
+          return invalid_argument("the fixes contradict each other: " +
+                                  format_finding(*fixing[j]) + " / " + format_finding(*fixing[i]));
+        }
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Status apply_edit(json::Document& object, const policy::Edit& edit) {
@@ -162,49 +182,34 @@ Result<FixOutcome> apply_fixes(json::Document& object, const policy::Verdict& ve
       }
     }
   }
-  // Two findings contradict when one asks for an edit touching a field the other edits (the same
-  // field, or one inside the other) that is not among the other's own edits.
-  for (std::size_t i = 0; i < fixing.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
-      for (const policy::Edit& e : fixing[i]->fix) {
-        for (const policy::Edit& o : fixing[j]->fix) {
-          const bool overlap = within(e.field, o.field) || within(o.field, e.field);
-          const auto& theirs = fixing[j]->fix;
-          if (overlap && std::find(theirs.begin(), theirs.end(), e) == theirs.end()) {
-            return invalid_argument("the fixes contradict each other: " +
-                                    format_finding(*fixing[j]) + " / " +
-                                    format_finding(*fixing[i]));
-          }
-        }
-      }
-    }
+  if (std::optional<Error> e = contradiction(fixing)) {
+    return *e;
   }
-  // Every index in an edit names the item of the manifest as written: removals of list items go
-  // last, from the highest index down, so that no edit shifts another's item.
+  // Each edit once. Every index in an edit names the item of the manifest as written, so
+  // list-item removals go last, from the highest index down: no edit shifts another's item.
   struct Owned {
     const policy::Edit* edit;
     const policy::Finding* finding;
-    std::optional<std::size_t> removed_item;  // the index a list-item removal removes
+    std::optional<std::size_t> removed_item;  // set for the removal of a list item
   };
   std::vector<Owned> edits;
   for (const policy::Finding* f : fixing) {
     for (const policy::Edit& e : f->fix) {
-      if (std::none_of(edits.begin(), edits.end(), [&e](const Owned& o) { return *o.edit == e; })) {
-        std::optional<std::size_t> item;
-        if (e.op == policy::Edit::Op::kRemove) {
-          if (Result<std::vector<Step>> path = parse_path(e.field); path.ok()) {
-            item = path.value().back().index;
-          }
-        }
-        edits.push_back({&e, f, item});
+      if (std::any_of(edits.begin(), edits.end(), [&e](const Owned& o) { return *o.edit == e; })) {
+        continue;
       }
+      std::optional<std::size_t> item;
+      if (e.op == policy::Edit::Op::kRemove) {
+        if (Result<std::vector<Step>> path = parse_path(e.field); path.ok()) {
+          item = path.value().back().index;
+        }
+      }
+      edits.push_back({&e, f, item});
     }
   }
-  std::stable_partition(edits.begin(), edits.end(),
-                        [](const Owned& o) { return !o.removed_item.has_value(); });
-  const auto first_removal = std::find_if(edits.begin(), edits.end(),
-                                          [](const Owned& o) { return o.removed_item.has_value(); });
-  std::stable_sort(first_removal, edits.end(), [](const Owned& a, const Owned& b) {
+  const auto removals = std::stable_partition(
+      edits.begin(), edits.end(), [](const Owned& o) { return !o.removed_item.has_value(); });
+  std::stable_sort(removals, edits.end(), [](const Owned& a, const Owned& b) {
     return *a.removed_item > *b.removed_item;
   });
   json::Document work;
