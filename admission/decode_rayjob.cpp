@@ -39,6 +39,47 @@ Status read_resource_list(const Value& obj, std::string_view key, const Path& pa
   return {};
 }
 
+// env[] of a container (or of collectorOptions): name, value, and whether valueFrom is set.
+Status decode_env(const Value& obj, const Path& path, std::vector<policy::EnvVar>& out) {
+  RJG_ASSIGN_OR_RETURN(const Value* env, json::read_array(obj, "env", path));
+  if (env == nullptr) {
+    return {};
+  }
+  const Path ep = path.field("env");
+  out.reserve(env->Size());
+  for (rapidjson::SizeType e = 0; e < env->Size(); ++e) {
+    const Path ip = ep.index(e);
+    RJG_RETURN_IF_ERROR(json::check_object((*env)[e], ip));
+    policy::EnvVar var;
+    RJG_RETURN_IF_ERROR(json::read_string((*env)[e], "name", ip, var.name));
+    RJG_RETURN_IF_ERROR(json::read_string((*env)[e], "value", ip, var.value));
+    RJG_ASSIGN_OR_RETURN(const Value* from, json::read_object((*env)[e], "valueFrom", ip));
+    var.value_from = from != nullptr;
+    out.push_back(std::move(var));
+  }
+  return {};
+}
+
+// volumeMounts[] of a container (or of autoscalerOptions): name and mountPath.
+Status decode_volume_mounts(const Value& obj, const Path& path,
+                            std::vector<policy::VolumeMount>& out) {
+  RJG_ASSIGN_OR_RETURN(const Value* mounts, json::read_array(obj, "volumeMounts", path));
+  if (mounts == nullptr) {
+    return {};
+  }
+  const Path mp = path.field("volumeMounts");
+  out.reserve(mounts->Size());
+  for (rapidjson::SizeType i = 0; i < mounts->Size(); ++i) {
+    const Path ip = mp.index(i);
+    RJG_RETURN_IF_ERROR(json::check_object((*mounts)[i], ip));
+    policy::VolumeMount mount;
+    RJG_RETURN_IF_ERROR(json::read_string((*mounts)[i], "name", ip, mount.name));
+    RJG_RETURN_IF_ERROR(json::read_string((*mounts)[i], "mountPath", ip, mount.mount_path));
+    out.push_back(std::move(mount));
+  }
+  return {};
+}
+
 Status decode_containers(const Value& spec, std::string_view key, const Path& path,
                          std::vector<policy::Container>& out) {
   RJG_ASSIGN_OR_RETURN(const Value* list, json::read_array(spec, key, path));
@@ -54,18 +95,8 @@ Status decode_containers(const Value& spec, std::string_view key, const Path& pa
     policy::Container container;
     RJG_RETURN_IF_ERROR(json::read_string(c, "name", cp, container.name));
     RJG_RETURN_IF_ERROR(json::read_string(c, "image", cp, container.image));
-    RJG_ASSIGN_OR_RETURN(const Value* env, json::read_array(c, "env", cp));
-    if (env != nullptr) {
-      const Path ep = cp.field("env");
-      container.env.reserve(env->Size());
-      for (rapidjson::SizeType e = 0; e < env->Size(); ++e) {
-        RJG_RETURN_IF_ERROR(json::check_object((*env)[e], ep.index(e)));
-        policy::EnvVar var;
-        RJG_RETURN_IF_ERROR(json::read_string((*env)[e], "name", ep.index(e), var.name));
-        RJG_RETURN_IF_ERROR(json::read_string((*env)[e], "value", ep.index(e), var.value));
-        container.env.push_back(std::move(var));
-      }
-    }
+    RJG_RETURN_IF_ERROR(decode_env(c, cp, container.env));
+    RJG_RETURN_IF_ERROR(decode_volume_mounts(c, cp, container.volume_mounts));
     RJG_ASSIGN_OR_RETURN(const Value* resources, json::read_object(c, "resources", cp));
     if (resources != nullptr) {
       const Path rp = cp.field("resources");
@@ -86,6 +117,17 @@ Status decode_pod_template(const Value& tmpl, const Path& path, policy::PodTempl
   RJG_RETURN_IF_ERROR(decode_containers(*spec, "containers", sp, out.containers));
   RJG_RETURN_IF_ERROR(decode_containers(*spec, "initContainers", sp, out.init_containers));
   RJG_RETURN_IF_ERROR(json::read_string(*spec, "restartPolicy", sp, out.restart_policy));
+  RJG_ASSIGN_OR_RETURN(const Value* volumes, json::read_array(*spec, "volumes", sp));
+  if (volumes != nullptr) {
+    const Path vp = sp.field("volumes");
+    out.volume_names.reserve(volumes->Size());
+    for (rapidjson::SizeType i = 0; i < volumes->Size(); ++i) {
+      RJG_RETURN_IF_ERROR(json::check_object((*volumes)[i], vp.index(i)));
+      std::string name;
+      RJG_RETURN_IF_ERROR(json::read_string((*volumes)[i], "name", vp.index(i), name));
+      out.volume_names.push_back(std::move(name));
+    }
+  }
   return {};
 }
 
@@ -148,6 +190,30 @@ Status decode_network_policy(const Value& np, const Path& path, policy::NetworkP
   return {};
 }
 
+// gcsFaultToleranceOptions.storage: claimName, and which of the operator-managed PVC's fields
+// are set (the operator tests size != nil, storageClassName != nil, len(accessModes) > 0).
+Status decode_gcs_storage(const Value& storage, const Path& path, policy::RayClusterSpec& out) {
+  RJG_RETURN_IF_ERROR(json::read_string(storage, "claimName", path, out.gcs_ft_storage_claim_name));
+  if (const Value* size = json::member(storage, "size"); size != nullptr) {
+    // A quantity is int-or-string in the CRD.
+    if (!size->IsString() && !size->IsNumber()) {
+      return json::type_error(path.field("size"), "a quantity (string or number)", *size);
+    }
+    out.gcs_ft_storage_pvc_fields.emplace_back("size");
+  }
+  std::optional<std::string> storage_class;
+  RJG_RETURN_IF_ERROR(json::read_string(storage, "storageClassName", path, storage_class));
+  if (storage_class) {
+    out.gcs_ft_storage_pvc_fields.emplace_back("storageClassName");
+  }
+  std::vector<std::string> access_modes;
+  RJG_RETURN_IF_ERROR(json::read_string_list(storage, "accessModes", path, access_modes));
+  if (!access_modes.empty()) {
+    out.gcs_ft_storage_pvc_fields.emplace_back("accessModes");
+  }
+  return {};
+}
+
 Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClusterSpec& out) {
   RJG_ASSIGN_OR_RETURN(const Value* head, json::read_object(spec, "headGroupSpec", path));
   if (head != nullptr) {
@@ -195,6 +261,7 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
         options.env_names.push_back(std::move(name));
       }
     }
+    RJG_RETURN_IF_ERROR(decode_volume_mounts(*autoscaler, ap, options.volume_mounts));
     RJG_ASSIGN_OR_RETURN(const Value* resources, json::read_object(*autoscaler, "resources", ap));
     if (resources != nullptr) {
       const Path rp = ap.field("resources");
@@ -219,12 +286,22 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
     RJG_RETURN_IF_ERROR(json::read_string(*gcs_ft, "backend", gp, out.gcs_ft_backend));
     RJG_ASSIGN_OR_RETURN(const Value* storage, json::read_object(*gcs_ft, "storage", gp));
     out.gcs_ft_has_storage = storage != nullptr;
+    if (storage != nullptr) {
+      RJG_RETURN_IF_ERROR(decode_gcs_storage(*storage, gp.field("storage"), out));
+    }
+    // Strings count when non-empty; redisUsername/redisPassword (objects) when present.
     for (std::string_view key : {"redisAddress", "redisUsername", "redisPassword",
                                  "externalStorageNamespace"}) {
-      const Value* v = json::member(*gcs_ft, key);
-      // Strings count when non-empty; redisUsername/redisPassword (objects) when present.
-      if (v != nullptr && !v->IsNull() &&
-          (!v->IsString() || v->GetStringLength() > 0)) {
+      bool set = false;
+      if (key == "redisUsername" || key == "redisPassword") {
+        RJG_ASSIGN_OR_RETURN(const Value* credential, json::read_object(*gcs_ft, key, gp));
+        set = credential != nullptr;
+      } else {
+        std::string text;
+        RJG_RETURN_IF_ERROR(json::read_string(*gcs_ft, key, gp, text));
+        set = !text.empty();
+      }
+      if (set) {
         out.gcs_ft_redis_fields.emplace_back(key);
       }
     }
@@ -242,6 +319,10 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
   }
   RJG_ASSIGN_OR_RETURN(const Value* tls, json::read_object(spec, "tlsOptions", path));
   out.has_tls_options = tls != nullptr;
+  if (tls != nullptr) {
+    RJG_RETURN_IF_ERROR(
+        json::read_bool(*tls, "enabled", path.field("tlsOptions"), out.tls_enabled));
+  }
   RJG_ASSIGN_OR_RETURN(const Value* history,
                        json::read_object(spec, "historyServerOptions", path));
   out.has_history_server_options = history != nullptr;
@@ -250,8 +331,9 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
     RJG_ASSIGN_OR_RETURN(const Value* collector, json::read_object(*history, "collectorOptions", hp));
     out.has_collector_options = collector != nullptr;
     if (collector != nullptr) {
-      RJG_RETURN_IF_ERROR(json::read_string(*collector, "image", hp.field("collectorOptions"),
-                                            out.collector_image));
+      const Path cp = hp.field("collectorOptions");
+      RJG_RETURN_IF_ERROR(json::read_string(*collector, "image", cp, out.collector_image));
+      RJG_RETURN_IF_ERROR(decode_env(*collector, cp, out.collector_env));
     }
   }
   return {};

@@ -23,6 +23,13 @@ using ResourceList = FlatMap<std::string>;
 struct EnvVar {
   std::string name;
   std::optional<std::string> value;  // absent for valueFrom
+  bool value_from = false;           // valueFrom present
+};
+
+// One volumeMounts[] entry: the operator refuses mounts on names and paths it manages.
+struct VolumeMount {
+  std::string name;
+  std::string mount_path;  // mountPath
 };
 
 struct Container {
@@ -31,6 +38,7 @@ struct Container {
   std::optional<ResourceList> requests;  // absent vs {} matters for messages only
   std::optional<ResourceList> limits;
   std::vector<EnvVar> env{};  // env[], as written
+  std::vector<VolumeMount> volume_mounts{};  // volumeMounts[], as written
 };
 
 // A corev1.PodTemplateSpec, reduced to what the rules read.
@@ -38,6 +46,7 @@ struct PodTemplate {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   std::optional<std::string> restart_policy;  // spec.restartPolicy
+  std::vector<std::string> volume_names{};    // spec.volumes[].name
 };
 
 struct AutoscalerOptions {
@@ -47,6 +56,7 @@ struct AutoscalerOptions {
   std::optional<std::string> version;    // "v1" | "v2"
   std::optional<std::int64_t> idle_timeout_seconds;  // autoscalerOptions.idleTimeoutSeconds
   std::vector<std::string> env_names;                // autoscalerOptions.env[].name
+  std::vector<VolumeMount> volume_mounts;            // autoscalerOptions.volumeMounts[]
 };
 
 struct HeadGroup {
@@ -100,6 +110,10 @@ struct RayClusterSpec {
   bool has_gcs_fault_tolerance_options = false;  // gcsFaultToleranceOptions present
   std::optional<std::string> gcs_ft_backend;      // gcsFaultToleranceOptions.backend (1.7)
   bool gcs_ft_has_storage = false;                // gcsFaultToleranceOptions.storage (1.7)
+  std::string gcs_ft_storage_claim_name;          // storage.claimName ("" when absent)
+  // The storage fields that size an operator-managed PVC and so exclude claimName: size,
+  // storageClassName (present, even ""), accessModes (non-empty), in that order.
+  std::vector<std::string> gcs_ft_storage_pvc_fields;
   // gcsFaultToleranceOptions fields the rocksdb backend refuses (redisAddress and
   // externalStorageNamespace non-empty, redisUsername and redisPassword present), in that order.
   std::vector<std::string> gcs_ft_redis_fields;
@@ -108,9 +122,11 @@ struct RayClusterSpec {
   bool has_network_policy = false;         // networkPolicy
   NetworkPolicy network_policy;            // its content, when present
   bool has_tls_options = false;            // tlsOptions
+  std::optional<bool> tls_enabled;         // tlsOptions.enabled
   bool has_history_server_options = false;  // historyServerOptions
   bool has_collector_options = false;       // historyServerOptions.collectorOptions
   std::optional<std::string> collector_image;  // historyServerOptions.collectorOptions.image
+  std::vector<EnvVar> collector_env;           // historyServerOptions.collectorOptions.env[]
 };
 
 // One deletionStrategy.deletionRules[] item.

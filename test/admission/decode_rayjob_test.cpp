@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "review_fixture.hpp"
 
 namespace rjg::admission {
@@ -118,6 +122,82 @@ TEST(DecodeRayJob, MapsTheClusterSpecCheckFields) {
   EXPECT_FALSE(env[1].value.has_value());
   EXPECT_EQ(c.worker_groups.at(0).idle_timeout_seconds, 60);
   EXPECT_EQ(c.worker_groups.at(0).priority, 5);
+}
+
+// What the KubeRay 1.7 checks of tlsOptions, historyServerOptions and the rocksdb backend read.
+TEST(DecodeRayJob, MapsTheKubeRay17ClusterFields) {
+  auto doc = json::parse(R"({"spec":{"rayClusterSpec":{
+      "gcsFaultToleranceOptions":{"backend":"rocksdb","redisUsername":{},"redisAddress":"r",
+        "storage":{"claimName":"pvc","size":1,"storageClassName":"","accessModes":[]}},
+      "tlsOptions":{"enabled":true},
+      "historyServerOptions":{"collectorOptions":{"image":"c","env":[{"name":"STORAGE_BACKEND",
+        "value":"GCS"},{"name":"GCS_BUCKET","valueFrom":{"secretKeyRef":{"name":"s","key":"b"}}}]}},
+      "autoscalerOptions":{"volumeMounts":[{"name":"ray-tls","mountPath":"/x"}]},
+      "headGroupSpec":{"template":{"spec":{"volumes":[{"name":"gcs-storage","emptyDir":{}}],
+        "containers":[{"name":"h","volumeMounts":[{"name":"v","mountPath":"/data/gcs"}]}]}}}}}})");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  Result<policy::RayJob> r = decode_rayjob(doc.value(), json::Path("request.object"));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const policy::RayClusterSpec& c = *r.value().spec.ray_cluster_spec;
+  EXPECT_EQ(c.gcs_ft_redis_fields, (std::vector<std::string>{"redisAddress", "redisUsername"}));
+  EXPECT_EQ(c.gcs_ft_storage_claim_name, "pvc");
+  // storageClassName "" is a set pointer for the operator; an empty accessModes list is not set.
+  EXPECT_EQ(c.gcs_ft_storage_pvc_fields, (std::vector<std::string>{"size", "storageClassName"}));
+  EXPECT_EQ(c.tls_enabled, true);
+  ASSERT_EQ(c.collector_env.size(), 2u);
+  EXPECT_EQ(c.collector_env[0].value, "GCS");
+  EXPECT_FALSE(c.collector_env[0].value_from);
+  EXPECT_FALSE(c.collector_env[1].value.has_value());
+  EXPECT_TRUE(c.collector_env[1].value_from);
+  ASSERT_EQ(c.autoscaler_options->volume_mounts.size(), 1u);
+  EXPECT_EQ(c.autoscaler_options->volume_mounts[0].name, "ray-tls");
+  EXPECT_EQ(c.head.pod_template.volume_names, std::vector<std::string>{"gcs-storage"});
+  ASSERT_EQ(c.head.pod_template.containers.at(0).volume_mounts.size(), 1u);
+  EXPECT_EQ(c.head.pod_template.containers[0].volume_mounts[0].mount_path, "/data/gcs");
+}
+
+// A wrong type in any field the 1.7 checks read is a decode error naming its JSON path.
+TEST(DecodeRayJob, KubeRay17ClusterFieldTypes) {
+  const std::string rc = "request.object.spec.rayClusterSpec";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"tlsOptions":{"enabled":"yes"}})",
+       rc + ".tlsOptions.enabled: expected a boolean, got string"},
+      {R"({"tlsOptions":true})", rc + ".tlsOptions: expected an object, got boolean"},
+      {R"({"historyServerOptions":{"collectorOptions":{"env":{}}}})",
+       rc + ".historyServerOptions.collectorOptions.env: expected an array, got object"},
+      {R"({"historyServerOptions":{"collectorOptions":{"env":[{"name":"A","value":1}]}}})",
+       rc + ".historyServerOptions.collectorOptions.env[0].value: expected a string, got number"},
+      {R"({"historyServerOptions":{"collectorOptions":{"env":[{"name":"A","valueFrom":"s"}]}}})",
+       rc + ".historyServerOptions.collectorOptions.env[0].valueFrom: expected an object, got "
+            "string"},
+      {R"({"autoscalerOptions":{"volumeMounts":[{"name":"a","mountPath":7}]}})",
+       rc + ".autoscalerOptions.volumeMounts[0].mountPath: expected a string, got number"},
+      {R"({"headGroupSpec":{"template":{"spec":{"containers":[{"volumeMounts":[3]}]}}}})",
+       rc + ".headGroupSpec.template.spec.containers[0].volumeMounts[0]: expected an object, got "
+            "number"},
+      {R"({"headGroupSpec":{"template":{"spec":{"volumes":[{"name":false}]}}}})",
+       rc + ".headGroupSpec.template.spec.volumes[0].name: expected a string, got boolean"},
+      {R"({"gcsFaultToleranceOptions":{"redisAddress":6379}})",
+       rc + ".gcsFaultToleranceOptions.redisAddress: expected a string, got number"},
+      {R"({"gcsFaultToleranceOptions":{"redisPassword":"p"}})",
+       rc + ".gcsFaultToleranceOptions.redisPassword: expected an object, got string"},
+      {R"({"gcsFaultToleranceOptions":{"storage":{"claimName":1}}})",
+       rc + ".gcsFaultToleranceOptions.storage.claimName: expected a string, got number"},
+      {R"({"gcsFaultToleranceOptions":{"storage":{"size":{}}}})",
+       rc + ".gcsFaultToleranceOptions.storage.size: expected a quantity (string or number), got "
+            "object"},
+      {R"({"gcsFaultToleranceOptions":{"storage":{"storageClassName":[]}}})",
+       rc + ".gcsFaultToleranceOptions.storage.storageClassName: expected a string, got array"},
+      {R"({"gcsFaultToleranceOptions":{"storage":{"accessModes":[1]}}})",
+       rc + ".gcsFaultToleranceOptions.storage.accessModes[0]: expected a string, got number"},
+  };
+  for (const auto& [cluster, message] : cases) {
+    auto doc = json::parse(R"({"spec":{"rayClusterSpec":)" + cluster + "}}");
+    ASSERT_TRUE(doc.ok()) << cluster;
+    Result<policy::RayJob> r = decode_rayjob(doc.value(), json::Path("request.object"));
+    ASSERT_FALSE(r.ok()) << cluster;
+    EXPECT_EQ(r.error().message, message);
+  }
 }
 
 TEST(DecodeRayJob, NotAnObject) {
