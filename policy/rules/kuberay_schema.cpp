@@ -63,7 +63,10 @@ enum class Op {
   kGatedClusterOptions,       // networkPolicy, tlsOptions, historyServerOptions need gates
   kUpgradeStrategy,           // the RayJob's RayCluster may not set upgradeStrategy.type
   kAutoscalerStartCmdEnv,     // autoscalerOptions.env may not set KUBERAY_GEN_AUTOSCALER_START_CMD
-  kGcsBackend,                // gcsFaultToleranceOptions.backend rocksdb: gate, no redis fields
+  kGcsBackend,                // gcsFaultToleranceOptions.backend rocksdb: gate, no redis fields,
+                              // claimName alone, no user RAY_gcs_storage* env or gcs-storage volume
+  kTlsManagedByOperator,      // tlsOptions.enabled: no user TLS env vars or ray-tls mounts
+  kCollectorOptions,          // historyServerOptions.collectorOptions: env rules, container name
 };
 
 struct OpSpan {
@@ -72,7 +75,7 @@ struct OpSpan {
   int to;
 };
 
-constexpr std::array<OpSpan, 30> kOperatorChecks = {{
+constexpr std::array<OpSpan, 32> kOperatorChecks = {{
     {Op::kSuspendNeedsShutdown, 1, 7},
     {Op::kSuspendWithSelector, 1, 7},
     {Op::kClusterSpecOrSelector, 1, 7},
@@ -105,6 +108,8 @@ constexpr std::array<OpSpan, 30> kOperatorChecks = {{
     {Op::kUpgradeStrategy, 6, 7},
     {Op::kAutoscalerStartCmdEnv, 7, 7},
     {Op::kGcsBackend, 7, 7},
+    {Op::kTlsManagedByOperator, 7, 7},
+    {Op::kCollectorOptions, 7, 7},
 }};
 
 // RayJob fields that exist only in some versions (the CRD at each tag). `since` 0 with `until`
@@ -292,6 +297,28 @@ const EnvVar* env_var(const PodTemplate& t, std::string_view name) {
   return nullptr;
 }
 
+// Edits removing every item named `name` from the list at `field` (env[] entries or their names).
+std::vector<Edit> remove_items(const std::string& field, const std::vector<std::string>& names,
+                               std::string_view name) {
+  std::vector<Edit> edits;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == name) {
+      edits.push_back(Edit::remove(field + "[" + std::to_string(i) + "]"));
+    }
+  }
+  return edits;
+}
+
+std::vector<Edit> remove_items(const std::string& field, const std::vector<EnvVar>& env,
+                               std::string_view name) {
+  std::vector<std::string> names;
+  names.reserve(env.size());
+  for (const EnvVar& e : env) {
+    names.push_back(e.name);
+  }
+  return remove_items(field, names, name);
+}
+
 bool is_true_text(const std::optional<std::string>& v) { return v && (*v == "1" || *v == "true"); }
 
 std::string lower(std::string s) {
@@ -301,6 +328,86 @@ std::string lower(std::string s) {
     }
   }
   return s;
+}
+
+// Go's strings.ToUpper and strings.ToLower, as far as the result can equal an ASCII word (the
+// only use here): ASCII letters, and the four runes whose Unicode case mapping is ASCII: 'ı'
+// (U+0131) and 'ſ' (U+017F) upper-case to I and S, 'İ' (U+0130) and the Kelvin sign (U+212A)
+// lower-case to i and k. Every other byte is kept, and cannot match an ASCII word.
+std::string go_upper(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c >= 'a' && c <= 'z') {
+      out += static_cast<char>(c - 'a' + 'A');
+    } else if (s.substr(i, 2) == "\xC4\xB1") {
+      out += 'I';
+      ++i;
+    } else if (s.substr(i, 2) == "\xC5\xBF") {
+      out += 'S';
+      ++i;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string go_lower(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c >= 'A' && c <= 'Z') {
+      out += static_cast<char>(c - 'A' + 'a');
+    } else if (s.substr(i, 2) == "\xC4\xB0") {
+      out += 'i';
+      ++i;
+    } else if (s.substr(i, 3) == "\xE2\x84\xAA") {
+      out += 'k';
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The length of the Unicode white space (Go's unicode.IsSpace) that starts `s` at `i`, or 0.
+std::size_t space_at(std::string_view s, std::size_t i) {
+  constexpr std::array<std::string_view, 13> kSpaces = {
+      "\t",           "\n",           "\v",           "\f",           "\r",
+      " ",            "\xC2\x85",     "\xC2\xA0",     "\xE1\x9A\x80", "\xE2\x80\xA8",
+      "\xE2\x80\xA9", "\xE2\x80\xAF", "\xE2\x81\x9F"};
+  for (std::string_view sp : kSpaces) {
+    if (s.substr(i, sp.size()) == sp) {
+      return sp.size();
+    }
+  }
+  // U+2000 .. U+200A, and U+3000.
+  const std::string_view rest = s.substr(i);
+  if (rest.size() >= 3 && rest.substr(0, 2) == "\xE2\x80" &&
+      static_cast<unsigned char>(rest[2]) <= 0x8A) {
+    return 3;
+  }
+  return rest.substr(0, 3) == "\xE3\x80\x80" ? 3 : 0;
+}
+
+// Go's strings.TrimSpace (Unicode white space at both ends).
+std::string_view go_trim_space(std::string_view s) {
+  while (!s.empty()) {
+    const std::size_t n = space_at(s, 0);
+    if (n == 0) {
+      break;
+    }
+    s.remove_prefix(n);
+  }
+  std::size_t end = 0;  // just past the last byte that is not white space
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = space_at(s, i);
+    i += n > 0 ? n : 1;
+    end = n > 0 ? end : i;
+  }
+  return s.substr(0, end);
 }
 
 const std::string* find_value(const FlatMap<std::string>& m, std::string_view key) {
@@ -502,6 +609,9 @@ class Checker {
   void autoscaler(const std::string& base);
   void worker_autoscaling(const std::string& wg, const WorkerGroup& g);
   void gated_options(const std::string& base);
+  void gcs_backend(const std::string& base);
+  void collector(const std::string& base);
+  void tls_managed(const std::string& base);
   void network_policy(const std::string& np);
   bool autoscaler_v2_chosen() const;
   void scalars();
@@ -1196,12 +1306,13 @@ void Checker::gated_options(const std::string& base) {
             {Edit::set(base + ".autoscalerOptions.idleTimeoutSeconds", 0LL)});
   }
   if (runs(Op::kAutoscalerStartCmdEnv) && rc_->autoscaler_options) {
-    for (const std::string& name : rc_->autoscaler_options->env_names) {
-      if (name == "KUBERAY_GEN_AUTOSCALER_START_CMD") {
-        rejects(base + ".autoscalerOptions.env",
-                "KUBERAY_GEN_AUTOSCALER_START_CMD is managed by KubeRay",
-                "remove it from autoscalerOptions.env");
-      }
+    const std::vector<std::string>& names = rc_->autoscaler_options->env_names;
+    if (std::find(names.begin(), names.end(), "KUBERAY_GEN_AUTOSCALER_START_CMD") != names.end()) {
+      rejects(base + ".autoscalerOptions.env",
+              "KUBERAY_GEN_AUTOSCALER_START_CMD is managed by KubeRay",
+              "remove it from autoscalerOptions.env",
+              remove_items(base + ".autoscalerOptions.env", names,
+                           "KUBERAY_GEN_AUTOSCALER_START_CMD"));
     }
   }
   if (runs(Op::kUpgradeStrategy) && rc_->upgrade_strategy_type) {
@@ -1211,27 +1322,7 @@ void Checker::gated_options(const std::string& base) {
             "remove upgradeStrategy", {Edit::remove(base + ".upgradeStrategy")});
   }
   if (runs(Op::kGcsBackend) && rc_->has_gcs_fault_tolerance_options) {
-    if (rc_->gcs_ft_backend == "rocksdb" && !gate("GCSFaultToleranceEmbeddedStorage")) {
-      rejects(base + ".gcsFaultToleranceOptions.backend",
-              "rocksdb needs the GCSFaultToleranceEmbeddedStorage feature gate, which this "
-              "operator runs with off",
-              "use the redis backend (the default)");
-    } else if (rc_->gcs_ft_backend == "rocksdb") {
-      for (const std::string& f : rc_->gcs_ft_redis_fields) {
-        rejects(base + ".gcsFaultToleranceOptions." + f, "not allowed with the rocksdb backend",
-                "remove it (the embedded store needs no Redis)");
-      }
-      for (std::string_view name : {"RAY_gcs_storage", "RAY_gcs_storage_path"}) {
-        if (env_var(rc_->head.pod_template, name) != nullptr) {
-          rejects(base + ".headGroupSpec.template.spec.containers[0].env",
-                  std::string(name) + " is managed by KubeRay with the rocksdb backend",
-                  "remove it");
-        }
-      }
-    } else if (rc_->gcs_ft_backend.value_or("") != "rocksdb" && rc_->gcs_ft_has_storage) {
-      rejects(base + ".gcsFaultToleranceOptions.storage",
-              "storage applies only to the rocksdb backend", "remove storage");
-    }
+    gcs_backend(base);
   }
   if (!runs(Op::kGatedClusterOptions)) {
     return;
@@ -1240,19 +1331,24 @@ void Checker::gated_options(const std::string& base) {
     if (!gate("RayClusterHistoryServer")) {
       rejects(base + ".historyServerOptions",
               "needs the RayClusterHistoryServer feature gate, which this operator runs with off",
-              "remove historyServerOptions");
+              "remove historyServerOptions", {Edit::remove(base + ".historyServerOptions")});
     } else if (!rc_->has_collector_options) {
       rejects(base + ".historyServerOptions.collectorOptions", "must be set",
               "set collectorOptions with an image and its storage env");
-    } else if (!rc_->collector_image || rc_->collector_image->empty()) {
-      rejects(base + ".historyServerOptions.collectorOptions.image", "must be set",
-              "set the collector image");
+    } else {
+      if (!rc_->collector_image || rc_->collector_image->empty()) {
+        rejects(base + ".historyServerOptions.collectorOptions.image", "must be set",
+                "set the collector image");
+      }
+      if (runs(Op::kCollectorOptions)) {
+        collector(base);
+      }
     }
   }
   if (rc_->has_network_policy && !gate("RayClusterNetworkPolicy")) {
     rejects(base + ".networkPolicy",
             "needs the RayClusterNetworkPolicy feature gate, which this operator runs with off",
-            "remove networkPolicy");
+            "remove networkPolicy", {Edit::remove(base + ".networkPolicy")});
   } else if (rc_->has_network_policy) {
     network_policy(base + ".networkPolicy");
   }
@@ -1260,26 +1356,208 @@ void Checker::gated_options(const std::string& base) {
     if (!gate("RayClusterMTLS")) {
       rejects(base + ".tlsOptions",
               "needs the RayClusterMTLS feature gate, which this operator runs with off",
-              "remove tlsOptions");
-    } else {
-      constexpr std::array<std::string_view, 4> kTlsEnv = {"RAY_USE_TLS", "RAY_TLS_SERVER_CERT",
-                                                           "RAY_TLS_SERVER_KEY", "RAY_TLS_CA_CERT"};
-      auto scan = [&](const PodTemplate& t, const std::string& where) {
-        for (std::string_view name : kTlsEnv) {
-          if (env_var(t, name) != nullptr) {
-            rejects(where + ".template.spec.containers[0].env",
-                    std::string(name) + " is managed by the operator when tlsOptions is set",
-                    "remove it");
-          }
-        }
-      };
-      scan(rc_->head.pod_template, base + ".headGroupSpec");
-      for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
-        scan(rc_->worker_groups[i].pod_template,
-             base + ".workerGroupSpecs[" + std::to_string(i) + "]");
+              "remove tlsOptions", {Edit::remove(base + ".tlsOptions")});
+    } else if (runs(Op::kTlsManagedByOperator) && rc_->tls_enabled.value_or(false)) {
+      tls_managed(base);
+    }
+  }
+}
+
+// validateGcsFaultToleranceBackend. rocksdb: the gate, no Redis fields, claimName without the
+// fields of an operator-managed PVC, and nothing of what the operator adds to the head Pod (the
+// RAY_gcs_storage* env vars, the gcs-storage volume mounted at /data/gcs). Any other backend
+// (redis, the default): no storage.
+void Checker::gcs_backend(const std::string& base) {
+  const std::string gcs = base + ".gcsFaultToleranceOptions";
+  if (rc_->gcs_ft_backend != "rocksdb") {
+    if (rc_->gcs_ft_has_storage) {
+      rejects(gcs + ".storage", "storage applies only to the rocksdb backend", "remove storage");
+    }
+    return;
+  }
+  if (!gate("GCSFaultToleranceEmbeddedStorage")) {
+    rejects(gcs + ".backend",
+            "rocksdb needs the GCSFaultToleranceEmbeddedStorage feature gate, which this "
+            "operator runs with off",
+            "use the redis backend (the default)");
+    return;
+  }
+  for (const std::string& f : rc_->gcs_ft_redis_fields) {
+    rejects(gcs + "." + f, "not allowed with the rocksdb backend",
+            "remove it (the embedded store needs no Redis)");
+  }
+  if (!rc_->gcs_ft_storage_claim_name.empty() && !rc_->gcs_ft_storage_pvc_fields.empty()) {
+    std::string fields;
+    for (const std::string& f : rc_->gcs_ft_storage_pvc_fields) {
+      fields += (fields.empty() ? "" : ", ") + f;
+    }
+    rejects(gcs + ".storage.claimName",
+            "an existing claim cannot be combined with " + fields +
+                " (size, storageClassName and accessModes describe a PVC the operator creates)",
+            "keep claimName and remove " + fields + ", or remove claimName");
+  }
+  const PodTemplate& head = rc_->head.pod_template;
+  if (head.containers.empty()) {
+    return;
+  }
+  const std::string container = base + ".headGroupSpec.template.spec.containers[0]";
+  for (std::string_view name : {"RAY_gcs_storage", "RAY_gcs_storage_path"}) {
+    if (env_var(head, name) != nullptr) {
+      rejects(container + ".env",
+              std::string(name) + " is managed by KubeRay with the rocksdb backend", "remove it",
+              remove_items(container + ".env", head.containers.front().env, name));
+    }
+  }
+  const std::vector<VolumeMount>& mounts = head.containers.front().volume_mounts;
+  for (std::size_t i = 0; i < mounts.size(); ++i) {
+    if (mounts[i].name == "gcs-storage" || mounts[i].mount_path == "/data/gcs") {
+      rejects(container + ".volumeMounts[" + std::to_string(i) + "]",
+              "the volume mount " + quoted(mounts[i].name) + " at " +
+                  quoted(mounts[i].mount_path) +
+                  " takes the name gcs-storage or the path /data/gcs, which the operator uses "
+                  "for the rocksdb store",
+              "rename it and mount it elsewhere, or remove it");
+    }
+  }
+  for (std::size_t i = 0; i < head.volume_names.size(); ++i) {
+    if (head.volume_names[i] == "gcs-storage") {
+      rejects(base + ".headGroupSpec.template.spec.volumes[" + std::to_string(i) + "].name",
+              "the volume name gcs-storage is the operator's for the rocksdb store",
+              "rename the volume (and its mounts), or remove it");
+    }
+  }
+}
+
+// validateCollectorOptions (after the image) and the collector container's name: env vars the
+// operator injects may not be set; STORAGE_BACKEND must be a literal and its backend's settings
+// present (a value or valueFrom); no head or worker container may be named ray-history-collector.
+void Checker::collector(const std::string& base) {
+  const std::string cp = base + ".historyServerOptions.collectorOptions";
+  const std::vector<EnvVar>& env = rc_->collector_env;
+  // The operator keys the list by name, the last entry winning.
+  auto last = [&env](std::string_view name) -> const EnvVar* {
+    const EnvVar* found = nullptr;
+    for (const EnvVar& e : env) {
+      found = e.name == name ? &e : found;
+    }
+    return found;
+  };
+  auto has_value = [&last](std::string_view name) {
+    const EnvVar* e = last(name);
+    return e != nullptr && (!e->value.value_or("").empty() || e->value_from);
+  };
+  constexpr std::array<std::string_view, 8> kInjected = {
+      "POD_IP",   "FQ_RAY_IP",  "RAY_CLUSTER_NAME", "RAY_CLUSTER_NAMESPACE",
+      "RAY_ROLE", "OWNER_KIND", "OWNER_NAME",       "EVENTS_PORT"};
+  for (std::string_view name : kInjected) {
+    if (last(name) != nullptr) {
+      rejects(cp + ".env", std::string(name) + " is injected by KubeRay into the collector",
+              "remove it", remove_items(cp + ".env", env, name));
+    }
+  }
+  auto needs = [&](std::string_view name, const std::string& when) {
+    if (!has_value(name)) {
+      rejects(cp + ".env", std::string(name) + " must be set " + when,
+              "add " + std::string(name) + " with a value or valueFrom");
+    }
+  };
+  const EnvVar* backend = last("STORAGE_BACKEND");
+  if (backend == nullptr || backend->value.value_or("").empty()) {
+    rejects(cp + ".env", "STORAGE_BACKEND must be set with a literal value",
+            "add STORAGE_BACKEND with value GCS, S3, AZUREBLOB or ALIYUNOSS, and that backend's "
+            "settings");
+  } else {
+    const std::string kind = go_upper(*backend->value);
+    if (kind == "GCS") {
+      needs("GCS_BUCKET", "when STORAGE_BACKEND is GCS");
+    } else if (kind == "S3") {
+      needs("S3_REGION", "when STORAGE_BACKEND is S3");
+    } else if (kind == "AZUREBLOB") {
+      const EnvVar* mode_env = last("AZURE_STORAGE_AUTH_MODE");
+      const std::string mode =
+          mode_env != nullptr ? go_lower(go_trim_space(mode_env->value.value_or(""))) : "";
+      if (mode == "connection_string") {
+        needs("AZURE_STORAGE_CONNECTION_STRING",
+              "when STORAGE_BACKEND is AZUREBLOB and AZURE_STORAGE_AUTH_MODE is connection_string");
+      } else if (mode == "workload_identity" || mode == "default") {
+        needs("AZURE_STORAGE_ACCOUNT_URL",
+              "when STORAGE_BACKEND is AZUREBLOB and AZURE_STORAGE_AUTH_MODE is " + mode);
+      } else if (!has_value("AZURE_STORAGE_CONNECTION_STRING") &&
+                 !has_value("AZURE_STORAGE_ACCOUNT_URL")) {
+        rejects(cp + ".env",
+                "AZURE_STORAGE_CONNECTION_STRING or AZURE_STORAGE_ACCOUNT_URL must be set when "
+                "STORAGE_BACKEND is AZUREBLOB",
+                "add one of them with a value or valueFrom");
+      }
+    } else if (kind == "ALIYUNOSS") {
+      for (std::string_view name : {"OSS_BUCKET", "OSS_ENDPOINT", "OSS_REGION"}) {
+        needs(name, "when STORAGE_BACKEND is ALIYUNOSS");
       }
     }
   }
+  auto containers = [&](const PodTemplate& t, const std::string& group) {
+    for (std::size_t i = 0; i < t.containers.size(); ++i) {
+      if (t.containers[i].name == "ray-history-collector") {
+        rejects(group + ".template.spec.containers[" + std::to_string(i) + "].name",
+                "ray-history-collector is the name of the collector container the operator adds",
+                "rename the container");
+      }
+    }
+  };
+  containers(rc_->head.pod_template, base + ".headGroupSpec");
+  for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
+    containers(rc_->worker_groups[i].pod_template, worker_group_field(i));
+  }
+}
+
+// validateTLSOptions, with tlsOptions.enabled true: the Ray container of the head and of each
+// worker group, and the autoscaler, set no TLS env var and mount nothing named ray-tls or at
+// /etc/ray/tls; the operator adds all of these.
+void Checker::tls_managed(const std::string& base) {
+  constexpr std::array<std::string_view, 4> kTlsEnv = {"RAY_USE_TLS", "RAY_TLS_SERVER_CERT",
+                                                       "RAY_TLS_SERVER_KEY", "RAY_TLS_CA_CERT"};
+  auto mounts = [&](const std::vector<VolumeMount>& list, const std::string& field) {
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const std::string item = field + "[" + std::to_string(i) + "]";
+      if (list[i].name == "ray-tls") {
+        rejects(item, "the volume mount name ray-tls is the operator's TLS volume",
+                "rename the mount, or remove it (tlsOptions mounts the certificates)");
+      } else if (list[i].mount_path == "/etc/ray/tls") {
+        rejects(item, "mounted at /etc/ray/tls, where the operator mounts the TLS certificates",
+                "mount it elsewhere, or remove it (tlsOptions mounts the certificates)");
+      }
+    }
+  };
+  auto scan = [&](const PodTemplate& t, const std::string& group) {
+    if (t.containers.empty()) {
+      return;
+    }
+    const std::string container = group + ".template.spec.containers[0]";
+    for (std::string_view name : kTlsEnv) {
+      if (env_var(t, name) != nullptr) {
+        rejects(container + ".env",
+                std::string(name) + " is managed by the operator when tlsOptions is set",
+                "remove it", remove_items(container + ".env", t.containers.front().env, name));
+      }
+    }
+    mounts(t.containers.front().volume_mounts, container + ".volumeMounts");
+  };
+  scan(rc_->head.pod_template, base + ".headGroupSpec");
+  for (std::size_t i = 0; i < rc_->worker_groups.size(); ++i) {
+    scan(rc_->worker_groups[i].pod_template, worker_group_field(i));
+  }
+  if (!rc_->autoscaler_options) {
+    return;
+  }
+  const std::vector<std::string>& names = rc_->autoscaler_options->env_names;
+  for (std::string_view name : kTlsEnv) {
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      rejects(base + ".autoscalerOptions.env",
+              std::string(name) + " is managed by the operator when tlsOptions is set",
+              "remove it", remove_items(base + ".autoscalerOptions.env", names, name));
+    }
+  }
+  mounts(rc_->autoscaler_options->volume_mounts, base + ".autoscalerOptions.volumeMounts");
 }
 
 // validateNetworkPolicy: rule lists only for the direction the mode restricts; every worker group

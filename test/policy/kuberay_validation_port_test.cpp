@@ -878,6 +878,7 @@ TEST(KubeRayValidationPort, ClusterSpecGatedOptions) {
        [](RayJob& j) {
          basic(j);
          rcs(j).has_tls_options = true;
+         rcs(j).tls_enabled = true;  // the operator manages TLS only when enabled
          head_env(j, "RAY_USE_TLS", "1");
        },
        7, [](PolicyConfig& p) { gate_on(p, "RayClusterMTLS"); }},
@@ -894,7 +895,10 @@ TEST(KubeRayValidationPort, ClusterSpecGatedOptions) {
          rcs(j).has_history_server_options = true;
        },
        7, [](PolicyConfig& p) { gate_on(p, "RayClusterHistoryServer"); }},
-      {"collectorOptions without image", {kRc + ".historyServerOptions.collectorOptions.image"},
+      // Without env the collector also lacks STORAGE_BACKEND.
+      {"collectorOptions without image",
+       {kRc + ".historyServerOptions.collectorOptions.image",
+        kRc + ".historyServerOptions.collectorOptions.env"},
        [](RayJob& j) {
          basic(j);
          rcs(j).has_history_server_options = true;

@@ -1,5 +1,11 @@
 // kuberay-schema: the RayJob passes what the pinned KubeRay version checks after admission, and
 // uses no field that version does not know.
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "test/policy/rule_table.hpp"
 
 namespace rjg::policy::testing {
@@ -689,6 +695,270 @@ TEST(KuberaySchema, ClusterSpec) {
            },
            {}},
       });
+}
+
+// KubeRay 1.7's checks of tlsOptions, historyServerOptions.collectorOptions and the rocksdb GCS
+// backend, beyond the upstream rows (kuberay_validation_port_test.cpp): Go's case folding and
+// trimming, the last env entry of a name winning, each finding reported, and the 1.6 operator not
+// checking any of it.
+const std::string kRc = "spec.rayClusterSpec";
+const std::string kHeadC0 = kRc + ".headGroupSpec.template.spec.containers[0]";
+const std::string kCollectorEnv = kRc + ".historyServerOptions.collectorOptions.env";
+
+void v17(PolicyConfig& p, std::initializer_list<std::string_view> gates) {
+  version(p, 7);
+  for (std::string_view g : gates) {
+    p.kuberay.feature_gates[std::string(g)] = true;
+  }
+}
+void collector(RayJob& j, std::vector<EnvVar> env) {
+  rc(j).has_history_server_options = true;
+  rc(j).has_collector_options = true;
+  rc(j).collector_image = "quay.io/kuberay/collector:v1.7.0";
+  rc(j).collector_env = std::move(env);
+}
+EnvVar var(std::string name, std::string value) {
+  return EnvVar{std::move(name), std::move(value)};
+}
+void rocksdb(RayJob& j) {
+  rc(j).has_gcs_fault_tolerance_options = true;
+  rc(j).gcs_ft_backend = "rocksdb";
+}
+
+TEST(KuberaySchema, CollectorOptions17) {
+  const M on = [](RayJob&, PolicyConfig& p) { v17(p, {"RayClusterHistoryServer"}); };
+  auto with = [on](std::vector<EnvVar> env) -> M {
+    return [on, env](RayJob& j, PolicyConfig& p) {
+      on(j, p);
+      collector(j, env);
+    };
+  };
+  check_rows(
+      RuleId::kKuberaySchema,
+      {
+          {"lower-case gcs is GCS (strings.ToUpper)", with({var("STORAGE_BACKEND", "gcs")}),
+           {{kCollectorEnv, "GCS_BUCKET must be set when STORAGE_BACKEND is GCS"}}},
+          {"U+017F upper-cases to S: \u017F3 is S3", with({var("STORAGE_BACKEND", "\u017F3")}),
+           {{kCollectorEnv, "S3_REGION must be set when STORAGE_BACKEND is S3"}}},
+          {"U+0131 upper-cases to I: AL\u0131YUNOSS is ALIYUNOSS, each missing setting reported",
+           with({var("STORAGE_BACKEND", "AL\u0131YUNOSS")}),
+           {{kCollectorEnv, "OSS_BUCKET must be set"},
+            {kCollectorEnv, "OSS_ENDPOINT must be set"},
+            {kCollectorEnv, "OSS_REGION must be set"}}},
+          {"the last STORAGE_BACKEND wins",
+           with({var("STORAGE_BACKEND", "GCS"), var("GCS_BUCKET", "b"),
+                 var("STORAGE_BACKEND", "")}),
+           {{kCollectorEnv, "STORAGE_BACKEND must be set with a literal value"}}},
+          {"STORAGE_BACKEND from valueFrom is not a literal",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             EnvVar from;
+             from.name = "STORAGE_BACKEND";
+             from.value_from = true;
+             collector(j, {from});
+           },
+           {{kCollectorEnv, "STORAGE_BACKEND must be set with a literal value"}}},
+          {"an empty GCS_BUCKET is not set",
+           with({var("STORAGE_BACKEND", "GCS"), var("GCS_BUCKET", "")}),
+           {{kCollectorEnv, "GCS_BUCKET must be set"}}},
+          {"auth mode trimmed and lower-cased (İ lower-cases to i)",
+           with({var("STORAGE_BACKEND", "AZUREBLOB"),
+                 var("AZURE_STORAGE_AUTH_MODE", "\u3000Workload_\u0130dentity \t"),
+                 var("AZURE_STORAGE_CONNECTION_STRING", "c")}),
+           {{kCollectorEnv,
+             "AZURE_STORAGE_ACCOUNT_URL must be set when STORAGE_BACKEND is AZUREBLOB and "
+             "AZURE_STORAGE_AUTH_MODE is workload_identity"}}},
+          {"auth mode default needs the account URL",
+           with({var("STORAGE_BACKEND", "AZUREBLOB"), var("AZURE_STORAGE_AUTH_MODE", "DEFAULT"),
+                 var("AZURE_STORAGE_CONNECTION_STRING", "c")}),
+           {{kCollectorEnv, "AZURE_STORAGE_AUTH_MODE is default"}}},
+          {"an unknown auth mode accepts either credential",
+           with({var("STORAGE_BACKEND", "AZUREBLOB"), var("AZURE_STORAGE_AUTH_MODE", "sas"),
+                 var("AZURE_STORAGE_ACCOUNT_URL", "https://a.blob.core.windows.net")}),
+           {}},
+          {"every injected name is reported, and the backend too",
+           with({var("RAY_ROLE", "head"), var("OWNER_NAME", "x")}),
+           {{kCollectorEnv, "RAY_ROLE is injected by KubeRay"},
+            {kCollectorEnv, "OWNER_NAME is injected by KubeRay"},
+            {kCollectorEnv, "STORAGE_BACKEND must be set"}}},
+          {"image missing and env checked too",
+           [with](RayJob& j, PolicyConfig& p) {
+             with({})(j, p);
+             rc(j).collector_image.reset();
+           },
+           {{kRc + ".historyServerOptions.collectorOptions.image", "must be set"},
+            {kCollectorEnv, "STORAGE_BACKEND must be set"}}},
+          {"a second container named ray-history-collector",
+           [with](RayJob& j, PolicyConfig& p) {
+             with({var("STORAGE_BACKEND", "CUSTOM")})(j, p);
+             worker(j).pod_template.containers.push_back(
+                 Container{"ray-history-collector", "img", {}, {}});
+           },
+           {{kRc + ".workerGroupSpecs[0].template.spec.containers[1].name",
+             "the collector container the operator adds"}}},
+          {"1.6 does not check collectorOptions",
+           [](RayJob& j, PolicyConfig&) { collector(j, {var("POD_IP", "1")}); },
+           {}},
+      });
+}
+
+TEST(KuberaySchema, TlsOptions17) {
+  const M on = [](RayJob& j, PolicyConfig& p) {
+    v17(p, {"RayClusterMTLS"});
+    rc(j).has_tls_options = true;
+    rc(j).tls_enabled = true;
+  };
+  check_rows(
+      RuleId::kKuberaySchema,
+      {
+          {"enabled unset: the operator manages nothing",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             rc(j).tls_enabled.reset();
+             rc(j).head.pod_template.containers[0].env = {var("RAY_USE_TLS", "1")};
+           },
+           {}},
+          {"gate off: only the gate is reported",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             p.kuberay.feature_gates["RayClusterMTLS"] = false;
+             rc(j).head.pod_template.containers[0].env = {var("RAY_USE_TLS", "1")};
+           },
+           {{kRc + ".tlsOptions", "needs the RayClusterMTLS feature gate"}}},
+          {"autoscaler env and a mount both named and at the path",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             rc(j).autoscaler_options = AutoscalerOptions{};
+             rc(j).autoscaler_options->env_names = {"RAY_TLS_CA_CERT", "RAY_USE_TLS"};
+             rc(j).autoscaler_options->volume_mounts = {{"ray-tls", "/etc/ray/tls"}};
+           },
+           {{kRc + ".autoscalerOptions.env", "RAY_USE_TLS is managed by the operator"},
+            {kRc + ".autoscalerOptions.env", "RAY_TLS_CA_CERT is managed by the operator"},
+            {kRc + ".autoscalerOptions.volumeMounts[0]", "ray-tls is the operator's TLS volume"}}},
+          {"only the Ray container (containers[0]) is checked",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             Container sidecar{"sidecar", "img", {}, {}};
+             sidecar.env = {var("RAY_USE_TLS", "1")};
+             sidecar.volume_mounts = {{"ray-tls", "/etc/ray/tls"}};
+             worker(j).pod_template.containers.push_back(sidecar);
+           },
+           {}},
+          {"1.6 knows no tlsOptions",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             version(p, 6);
+             rc(j).head.pod_template.containers[0].env = {var("RAY_USE_TLS", "1")};
+           },
+           {}},
+      });
+}
+
+TEST(KuberaySchema, RocksdbBackend17) {
+  const M on = [](RayJob& j, PolicyConfig& p) {
+    v17(p, {"GCSFaultToleranceEmbeddedStorage"});
+    rocksdb(j);
+    rc(j).gcs_ft_has_storage = true;
+  };
+  const std::string claim = kRc + ".gcsFaultToleranceOptions.storage.claimName";
+  check_rows(
+      RuleId::kKuberaySchema,
+      {
+          {"claimName alone",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             rc(j).gcs_ft_storage_claim_name = "gcs";
+           },
+           {}},
+          {"claimName with storageClassName and accessModes",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             rc(j).gcs_ft_storage_claim_name = "gcs";
+             rc(j).gcs_ft_storage_pvc_fields = {"storageClassName", "accessModes"};
+           },
+           {{claim, "cannot be combined with storageClassName, accessModes"}}},
+          {"size without claimName",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             rc(j).gcs_ft_storage_pvc_fields = {"size"};
+           },
+           {}},
+          {"reserved mount, volume and env together",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             PodTemplate& head = rc(j).head.pod_template;
+             head.containers[0].env = {var("RAY_gcs_storage_path", "/x")};
+             head.containers[0].volume_mounts = {{"data", "/data"}, {"gcs-storage", "/data/gcs"}};
+             head.volume_names = {"data", "gcs-storage"};
+           },
+           {{kHeadC0 + ".env", "RAY_gcs_storage_path is managed by KubeRay"},
+            {kHeadC0 + ".volumeMounts[1]", "the operator uses for the rocksdb store"},
+            {kRc + ".headGroupSpec.template.spec.volumes[1].name", "the volume name gcs-storage"}}},
+          {"the redis backend may use the names",
+           [on](RayJob& j, PolicyConfig& p) {
+             on(j, p);
+             rc(j).gcs_ft_backend = "redis";
+             rc(j).gcs_ft_has_storage = false;
+             rc(j).head.pod_template.volume_names = {"gcs-storage"};
+           },
+           {}},
+      });
+}
+
+// Fixes: removing what the operator manages (env vars, a gated option) is the literal fix;
+// mounts, volumes, storage and backend settings are the tenant's choice.
+TEST(KuberaySchema, Fixes17) {
+  RayJob j = compliant_rayjob();
+  PolicyConfig p = default_test_policy();
+  v17(p, {"RayClusterMTLS", "RayClusterHistoryServer", "GCSFaultToleranceEmbeddedStorage"});
+  rc(j).has_tls_options = true;
+  rc(j).tls_enabled = true;
+  rc(j).head.pod_template.containers[0].env = {var("RAY_USE_TLS", "1"), var("A", "a"),
+                                               var("RAY_USE_TLS", "0"),
+                                               var("RAY_gcs_storage", "rocksdb")};
+  rc(j).head.pod_template.containers[0].volume_mounts = {{"ray-tls", "/x"}};
+  rc(j).autoscaler_options = AutoscalerOptions{};
+  rc(j).autoscaler_options->env_names = {"KUBERAY_GEN_AUTOSCALER_START_CMD", "RAY_TLS_CA_CERT"};
+  collector(j, {var("STORAGE_BACKEND", "GCS"), var("GCS_BUCKET", "b"), var("EVENTS_PORT", "1")});
+  rocksdb(j);
+  rc(j).gcs_ft_has_storage = true;
+  rc(j).gcs_ft_storage_claim_name = "c";
+  rc(j).gcs_ft_storage_pvc_fields = {"size"};
+  const Findings got = run_rules(j, j.metadata.namespace_, only_rule(RuleId::kKuberaySchema, p));
+  SCOPED_TRACE(describe(got));
+  const std::string head_env = kHeadC0 + ".env";
+  const std::string as_env = kRc + ".autoscalerOptions.env";
+  const std::vector<std::pair<std::string, std::vector<Edit>>> want = {
+      {as_env, {Edit::remove(as_env + "[0]")}},
+      {kRc + ".gcsFaultToleranceOptions.storage.claimName", {}},
+      {head_env, {Edit::remove(head_env + "[3]")}},
+      {kCollectorEnv, {Edit::remove(kCollectorEnv + "[2]")}},
+      {head_env, {Edit::remove(head_env + "[0]"), Edit::remove(head_env + "[2]")}},
+      {kHeadC0 + ".volumeMounts[0]", {}},
+      {as_env, {Edit::remove(as_env + "[1]")}},
+  };
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_EQ(got[i].field, want[i].first) << i;
+    EXPECT_EQ(got[i].fix, want[i].second) << i;
+  }
+
+  // Without the gates, each option's fix removes it.
+  PolicyConfig off = default_test_policy();
+  version(off, 7);
+  const Findings gated =
+      run_rules(j, j.metadata.namespace_, only_rule(RuleId::kKuberaySchema, off));
+  SCOPED_TRACE(describe(gated));
+  std::vector<std::pair<std::string, std::vector<Edit>>> removals;
+  for (const Finding& f : gated) {
+    if (f.field == kRc + ".historyServerOptions" || f.field == kRc + ".tlsOptions") {
+      removals.emplace_back(f.field, f.fix);
+    }
+  }
+  EXPECT_EQ(removals, (std::vector<std::pair<std::string, std::vector<Edit>>>{
+                          {kRc + ".historyServerOptions",
+                           {Edit::remove(kRc + ".historyServerOptions")}},
+                          {kRc + ".tlsOptions", {Edit::remove(kRc + ".tlsOptions")}}}));
 }
 
 TEST(KuberaySchema, Scalars) {
