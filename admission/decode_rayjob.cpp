@@ -194,6 +194,8 @@ Status decode_network_policy(const Value& np, const Path& path, policy::NetworkP
 // are set (the operator tests size != nil, storageClassName != nil, len(accessModes) > 0).
 Status decode_gcs_storage(const Value& storage, const Path& path, policy::RayClusterSpec& out) {
   RJG_RETURN_IF_ERROR(json::read_string(storage, "claimName", path, out.gcs_ft_storage_claim_name));
+  RJG_RETURN_IF_ERROR(
+      json::read_string(storage, "deletionPolicy", path, out.gcs_ft_storage_deletion_policy));
   if (const Value* size = json::member(storage, "size"); size != nullptr) {
     // A quantity is int-or-string in the CRD.
     if (!size->IsString() && !size->IsNumber()) {

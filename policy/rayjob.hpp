@@ -111,6 +111,7 @@ struct RayClusterSpec {
   std::optional<std::string> gcs_ft_backend;      // gcsFaultToleranceOptions.backend (1.7)
   bool gcs_ft_has_storage = false;                // gcsFaultToleranceOptions.storage (1.7)
   std::string gcs_ft_storage_claim_name;          // storage.claimName ("" when absent)
+  std::optional<std::string> gcs_ft_storage_deletion_policy;  // storage.deletionPolicy
   // The storage fields that size an operator-managed PVC and so exclude claimName: size,
   // storageClassName (present, even ""), accessModes (non-empty), in that order.
   std::vector<std::string> gcs_ft_storage_pvc_fields;

@@ -126,6 +126,12 @@ enum class Field {
   kPreRunningDeadlineSeconds,
   kDeletionPolicy,
   kDeletionStrategy,
+  kNetworkPolicy,         // rayClusterSpec.networkPolicy
+  kTlsOptions,            // rayClusterSpec.tlsOptions
+  kHistoryServerOptions,  // rayClusterSpec.historyServerOptions
+  kGcsFtBackend,          // rayClusterSpec.gcsFaultToleranceOptions.backend
+  kGcsFtStorage,          // rayClusterSpec.gcsFaultToleranceOptions.storage
+  kWorkerPriority,        // workerGroupSpecs[].priority
 };
 
 struct FieldSpan {
@@ -135,7 +141,7 @@ struct FieldSpan {
   std::string_view hint;  // what to do instead, for a version that does not know the field
 };
 
-constexpr std::array<FieldSpan, 10> kFields = {{
+constexpr std::array<FieldSpan, 16> kFields = {{
     {Field::kActiveDeadlineSeconds, 1, 7,
      "KubeRay 1.0 has no run deadline; remove activeDeadlineSeconds"},
     {Field::kNumOfHosts, 1, 7, "every replica is one Pod here; remove numOfHosts and scale replicas"},
@@ -149,12 +155,20 @@ constexpr std::array<FieldSpan, 10> kFields = {{
     {Field::kPreRunningDeadlineSeconds, 6, 7, ""},  // hint depends on the version, see below
     {Field::kDeletionPolicy, 3, 4, ""},
     {Field::kDeletionStrategy, 5, 7, ""},
+    {Field::kNetworkPolicy, 7, 7, "remove networkPolicy"},
+    {Field::kTlsOptions, 7, 7, "remove tlsOptions"},
+    {Field::kHistoryServerOptions, 7, 7, "remove historyServerOptions"},
+    {Field::kGcsFtBackend, 7, 7, "remove backend: the operator uses Redis"},
+    {Field::kGcsFtStorage, 7, 7, "remove storage: it applies only to the 1.7 rocksdb backend"},
+    {Field::kWorkerPriority, 7, 7, "remove priority"},
 }};
 
 // Schema rules of the CRD (required fields, enums) that differ by version.
 enum class Crd {
   kEntrypointRequired,  // spec.entrypoint is required (optional from 1.3, InteractiveMode)
   kManagedByValues,     // managedBy is ray.io/kuberay-operator or kueue.x-k8s.io/multikueue
+  kClusterOptionEnums,  // enums of gcsFaultToleranceOptions.backend and .storage.deletionPolicy,
+                        // networkPolicy.mode (1.7)
 };
 
 struct CrdSpan {
@@ -163,9 +177,10 @@ struct CrdSpan {
   int to;
 };
 
-constexpr std::array<CrdSpan, 2> kCrdRules = {{
+constexpr std::array<CrdSpan, 3> kCrdRules = {{
     {Crd::kEntrypointRequired, 0, 2},
     {Crd::kManagedByValues, 3, 7},
+    {Crd::kClusterOptionEnums, 7, 7},
 }};
 
 bool crd_has(Crd rule, KubeRayVersion v) {
@@ -692,6 +707,10 @@ void Checker::unknown_fields() {
       if (g.suspend.value_or(false) && !knows(Field::kWorkerSuspend)) {
         unknown(worker_group_field(i) + ".suspend", Field::kWorkerSuspend, {});
       }
+      // 0 is what the operator does without it.
+      if (g.priority.value_or(0) != 0 && !knows(Field::kWorkerPriority)) {
+        unknown(worker_group_field(i) + ".priority", Field::kWorkerPriority, {});
+      }
     }
   }
   // 0 is both "no retry" and a newer CRD's default, so only a real retry count is reported.
@@ -732,6 +751,24 @@ void Checker::unknown_fields() {
     } else {
       unknown("spec.deletionPolicy", Field::kDeletionPolicy,
               "set shutdownAfterJobFinishes: true and remove deletionPolicy");
+    }
+  }
+  if (rc_ != nullptr) {
+    const std::string rc = "spec.rayClusterSpec";
+    if (rc_->has_network_policy && !knows(Field::kNetworkPolicy)) {
+      unknown(rc + ".networkPolicy", Field::kNetworkPolicy, {});
+    }
+    if (rc_->has_tls_options && !knows(Field::kTlsOptions)) {
+      unknown(rc + ".tlsOptions", Field::kTlsOptions, {});
+    }
+    if (rc_->has_history_server_options && !knows(Field::kHistoryServerOptions)) {
+      unknown(rc + ".historyServerOptions", Field::kHistoryServerOptions, {});
+    }
+    if (rc_->gcs_ft_backend && !knows(Field::kGcsFtBackend)) {
+      unknown(rc + ".gcsFaultToleranceOptions.backend", Field::kGcsFtBackend, {});
+    }
+    if (rc_->gcs_ft_has_storage && !knows(Field::kGcsFtStorage)) {
+      unknown(rc + ".gcsFaultToleranceOptions.storage", Field::kGcsFtStorage, {});
     }
   }
   if (spec_.deletion_strategy && !knows(Field::kDeletionStrategy)) {
@@ -1721,6 +1758,27 @@ void Checker::scalars() {
 
 // Required fields and CEL enums of the CRD that the model can see.
 void Checker::crd_fields() {
+  if (crd_has(Crd::kClusterOptionEnums, v_) && rc_ != nullptr) {
+    const std::string rc = "spec.rayClusterSpec";
+    if (rc_->gcs_ft_backend && *rc_->gcs_ft_backend != "redis" &&
+        *rc_->gcs_ft_backend != "rocksdb") {
+      crd_rejects(rc + ".gcsFaultToleranceOptions.backend",
+                  quoted(*rc_->gcs_ft_backend) + " is not redis or rocksdb",
+                  "use redis (the default) or rocksdb");
+    }
+    const std::optional<std::string>& deletion = rc_->gcs_ft_storage_deletion_policy;
+    if (deletion && *deletion != "DeleteWithCluster" && *deletion != "Retain") {
+      crd_rejects(rc + ".gcsFaultToleranceOptions.storage.deletionPolicy",
+                  quoted(*deletion) + " is not DeleteWithCluster or Retain",
+                  "use DeleteWithCluster or Retain");
+    }
+    const std::optional<std::string>& mode = rc_->network_policy.mode;
+    if (rc_->has_network_policy && mode && *mode != "DenyAll" && *mode != "DenyAllIngress" &&
+        *mode != "DenyAllEgress") {
+      crd_rejects(rc + ".networkPolicy.mode", quoted(*mode) + " is not a network policy mode",
+                  "use DenyAll (the default), DenyAllIngress or DenyAllEgress");
+    }
+  }
   if (crd_has(Crd::kEntrypointRequired, v_) && !spec_.entrypoint) {
     crd_rejects("spec.entrypoint", "missing (required before KubeRay 1.3)",
                 "set entrypoint to the command that runs the job");

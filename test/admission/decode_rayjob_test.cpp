@@ -128,7 +128,8 @@ TEST(DecodeRayJob, MapsTheClusterSpecCheckFields) {
 TEST(DecodeRayJob, MapsTheKubeRay17ClusterFields) {
   auto doc = json::parse(R"({"spec":{"rayClusterSpec":{
       "gcsFaultToleranceOptions":{"backend":"rocksdb","redisUsername":{},"redisAddress":"r",
-        "storage":{"claimName":"pvc","size":1,"storageClassName":"","accessModes":[]}},
+        "storage":{"claimName":"pvc","size":1,"storageClassName":"","accessModes":[],
+          "deletionPolicy":"Retain"}},
       "tlsOptions":{"enabled":true},
       "historyServerOptions":{"collectorOptions":{"image":"c","env":[{"name":"STORAGE_BACKEND",
         "value":"GCS"},{"name":"GCS_BUCKET","valueFrom":{"secretKeyRef":{"name":"s","key":"b"}}}]}},
@@ -141,6 +142,7 @@ TEST(DecodeRayJob, MapsTheKubeRay17ClusterFields) {
   const policy::RayClusterSpec& c = *r.value().spec.ray_cluster_spec;
   EXPECT_EQ(c.gcs_ft_redis_fields, (std::vector<std::string>{"redisAddress", "redisUsername"}));
   EXPECT_EQ(c.gcs_ft_storage_claim_name, "pvc");
+  EXPECT_EQ(c.gcs_ft_storage_deletion_policy, "Retain");
   // storageClassName "" is a set pointer for the operator; an empty accessModes list is not set.
   EXPECT_EQ(c.gcs_ft_storage_pvc_fields, (std::vector<std::string>{"size", "storageClassName"}));
   EXPECT_EQ(c.tls_enabled, true);
@@ -183,6 +185,8 @@ TEST(DecodeRayJob, KubeRay17ClusterFieldTypes) {
        rc + ".gcsFaultToleranceOptions.redisPassword: expected an object, got string"},
       {R"({"gcsFaultToleranceOptions":{"storage":{"claimName":1}}})",
        rc + ".gcsFaultToleranceOptions.storage.claimName: expected a string, got number"},
+      {R"({"gcsFaultToleranceOptions":{"storage":{"deletionPolicy":true}}})",
+       rc + ".gcsFaultToleranceOptions.storage.deletionPolicy: expected a string, got boolean"},
       {R"({"gcsFaultToleranceOptions":{"storage":{"size":{}}}})",
        rc + ".gcsFaultToleranceOptions.storage.size: expected a quantity (string or number), got "
             "object"},

@@ -796,9 +796,9 @@ TEST(KuberaySchema, CollectorOptions17) {
            },
            {{kRc + ".workerGroupSpecs[0].template.spec.containers[1].name",
              "the collector container the operator adds"}}},
-          {"1.6 does not check collectorOptions",
+          {"1.6 does not check collectorOptions: it does not know historyServerOptions",
            [](RayJob& j, PolicyConfig&) { collector(j, {var("POD_IP", "1")}); },
-           {}},
+           {{"spec.rayClusterSpec.historyServerOptions", "API does not know this field"}}},
       });
 }
 
@@ -850,7 +850,7 @@ TEST(KuberaySchema, TlsOptions17) {
              version(p, 6);
              rc(j).head.pod_template.containers[0].env = {var("RAY_USE_TLS", "1")};
            },
-           {}},
+           {{"spec.rayClusterSpec.tlsOptions", "API does not know this field"}}},
       });
 }
 
@@ -959,6 +959,59 @@ TEST(KuberaySchema, Fixes17) {
                           {kRc + ".historyServerOptions",
                            {Edit::remove(kRc + ".historyServerOptions")}},
                           {kRc + ".tlsOptions", {Edit::remove(kRc + ".tlsOptions")}}}));
+}
+
+TEST(KuberaySchema, ClusterFieldsOf17) {
+  const std::string unknown = "API does not know this field (it exists from 1.7)";
+  const std::string gcs = "spec.rayClusterSpec.gcsFaultToleranceOptions";
+  check_rows(RuleId::kKuberaySchema,
+             {
+                 {"networkPolicy, tlsOptions, historyServerOptions on 1.6",
+                  [](RayJob& j, PolicyConfig&) {
+                    rc(j).has_network_policy = true;
+                    rc(j).has_tls_options = true;
+                    rc(j).has_history_server_options = true;
+                  },
+                  {{"spec.rayClusterSpec.networkPolicy", unknown},
+                   {"spec.rayClusterSpec.tlsOptions", unknown},
+                   {"spec.rayClusterSpec.historyServerOptions", unknown}}},
+                 {"a worker group priority on 1.6",
+                  [](RayJob& j, PolicyConfig&) { worker(j).priority = 5; },
+                  {{"spec.rayClusterSpec.workerGroupSpecs[0].priority", unknown}}},
+                 {"the GCS backend and storage on 1.6",
+                  [](RayJob& j, PolicyConfig&) {
+                    rc(j).has_gcs_fault_tolerance_options = true;
+                    rc(j).gcs_ft_backend = "redis";
+                    rc(j).gcs_ft_has_storage = true;
+                  },
+                  {{gcs + ".backend", unknown}, {gcs + ".storage", unknown}}},
+                 {"backend outside the 1.7 enum",
+                  [](RayJob& j, PolicyConfig& p) {
+                    version(p, 7);
+                    rc(j).has_gcs_fault_tolerance_options = true;
+                    rc(j).gcs_ft_backend = "Redis";
+                  },
+                  {{gcs + ".backend", "\"Redis\" is not redis or rocksdb; the KubeRay 1.7 CRD refuses"}}},
+                 {"storage.deletionPolicy outside the 1.7 enum",
+                  [](RayJob& j, PolicyConfig& p) {
+                    version(p, 7);
+                    p.kuberay.feature_gates["GCSFaultToleranceEmbeddedStorage"] = true;
+                    rc(j).has_gcs_fault_tolerance_options = true;
+                    rc(j).gcs_ft_backend = "rocksdb";
+                    rc(j).gcs_ft_has_storage = true;
+                    rc(j).gcs_ft_storage_deletion_policy = "Delete";
+                  },
+                  {{gcs + ".storage.deletionPolicy", "\"Delete\" is not DeleteWithCluster or Retain"}}},
+                 {"networkPolicy.mode outside the 1.7 enum",
+                  [](RayJob& j, PolicyConfig& p) {
+                    version(p, 7);
+                    p.kuberay.feature_gates["RayClusterNetworkPolicy"] = true;
+                    rc(j).has_network_policy = true;
+                    rc(j).network_policy.mode = "AllowAll";
+                  },
+                  {{"spec.rayClusterSpec.networkPolicy.mode",
+                    "\"AllowAll\" is not a network policy mode"}}},
+             });
 }
 
 TEST(KuberaySchema, Scalars) {
