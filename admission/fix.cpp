@@ -105,11 +105,13 @@ Result<json::Value*> child(json::Value& node, const Step& step, bool create, boo
   if (!node.IsObject()) {
     return wrong(step.index ? "a list" : "a mapping");
   }
-  // FindMember, not json::member: a member that is present but null is still the one to fill.
-  const json::Value name(rapidjson::StringRef(step.key.data(),
-                                              static_cast<rapidjson::SizeType>(step.key.size())));
-  if (auto it = node.FindMember(name); it != node.MemberEnd()) {
-    return &it->value;
+  // Every member, not json::member: a member that is present but null is still the one to fill.
+  // (By index: clang refuses `!=` on RapidJSON's mutable member iterators in C++20.)
+  for (rapidjson::SizeType i = 0; i < node.MemberCount(); ++i) {
+    auto& m = node.MemberBegin()[i];
+    if (std::string_view(m.name.GetString(), m.name.GetStringLength()) == step.key) {
+      return &m.value;
+    }
   }
   if (!create) {
     return static_cast<json::Value*>(nullptr);
