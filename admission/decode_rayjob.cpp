@@ -39,7 +39,8 @@ Status read_resource_list(const Value& obj, std::string_view key, const Path& pa
   return {};
 }
 
-// env[] of a container (or of collectorOptions): name, value, and whether valueFrom is set.
+// env[] of a container (or of collectorOptions, autoscalerOptions): name, value, and whether
+// valueFrom is set.
 Status decode_env(const Value& obj, const Path& path, std::vector<policy::EnvVar>& out) {
   RJG_ASSIGN_OR_RETURN(const Value* env, json::read_array(obj, "env", path));
   if (env == nullptr) {
@@ -253,16 +254,7 @@ Status decode_cluster_spec(const Value& spec, const Path& path, policy::RayClust
     RJG_RETURN_IF_ERROR(json::read_string(*autoscaler, "version", ap, options.version));
     RJG_RETURN_IF_ERROR(json::read_int32(*autoscaler, "idleTimeoutSeconds", ap,
                                          options.idle_timeout_seconds));
-    RJG_ASSIGN_OR_RETURN(const Value* env, json::read_array(*autoscaler, "env", ap));
-    if (env != nullptr) {
-      for (rapidjson::SizeType e = 0; e < env->Size(); ++e) {
-        const Path ep = ap.field("env").index(e);
-        RJG_RETURN_IF_ERROR(json::check_object((*env)[e], ep));
-        std::string name;
-        RJG_RETURN_IF_ERROR(json::read_string((*env)[e], "name", ep, name));
-        options.env_names.push_back(std::move(name));
-      }
-    }
+    RJG_RETURN_IF_ERROR(decode_env(*autoscaler, ap, options.env));
     RJG_RETURN_IF_ERROR(decode_volume_mounts(*autoscaler, ap, options.volume_mounts));
     RJG_ASSIGN_OR_RETURN(const Value* resources, json::read_object(*autoscaler, "resources", ap));
     if (resources != nullptr) {

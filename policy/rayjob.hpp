@@ -55,7 +55,7 @@ struct AutoscalerOptions {
   std::optional<ResourceList> limits;    // autoscalerOptions.resources.limits
   std::optional<std::string> version;    // "v1" | "v2"
   std::optional<std::int64_t> idle_timeout_seconds;  // autoscalerOptions.idleTimeoutSeconds
-  std::vector<std::string> env_names;                // autoscalerOptions.env[].name
+  std::vector<EnvVar> env;                           // autoscalerOptions.env[]
   std::vector<VolumeMount> volume_mounts;            // autoscalerOptions.volumeMounts[]
 };
 

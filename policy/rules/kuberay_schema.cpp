@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/ascii.hpp"
 #include "policy/field_paths.hpp"
 #include "policy/kuberay_versions.hpp"
 #include "policy/rules/rules.hpp"
@@ -299,51 +300,31 @@ bool restart_policy_ok(const PodTemplate& t) {
   return !t.restart_policy || t.restart_policy->empty() || *t.restart_policy == "Never";
 }
 
-const EnvVar* env_var(const PodTemplate& t, std::string_view name) {
-  // The operator reads the Ray container, containers[0] (RayContainerIndex).
-  if (t.containers.empty()) {
-    return nullptr;
-  }
-  for (const EnvVar& e : t.containers.front().env) {
-    if (e.name == name) {
-      return &e;
-    }
-  }
-  return nullptr;
+// The first entry of `env` named `name`, or nullptr.
+const EnvVar* find_env(const std::vector<EnvVar>& env, std::string_view name) {
+  const auto it =
+      std::find_if(env.begin(), env.end(), [name](const EnvVar& e) { return e.name == name; });
+  return it == env.end() ? nullptr : &*it;
 }
 
-// Edits removing every item named `name` from the list at `field` (env[] entries or their names).
-std::vector<Edit> remove_items(const std::string& field, const std::vector<std::string>& names,
+const EnvVar* env_var(const PodTemplate& t, std::string_view name) {
+  // The operator reads the Ray container, containers[0] (RayContainerIndex).
+  return t.containers.empty() ? nullptr : find_env(t.containers.front().env, name);
+}
+
+// Edits removing every entry named `name` from the env[] list at `field`.
+std::vector<Edit> remove_items(const std::string& field, const std::vector<EnvVar>& env,
                                std::string_view name) {
   std::vector<Edit> edits;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (names[i] == name) {
+  for (std::size_t i = 0; i < env.size(); ++i) {
+    if (env[i].name == name) {
       edits.push_back(Edit::remove(field + "[" + std::to_string(i) + "]"));
     }
   }
   return edits;
 }
 
-std::vector<Edit> remove_items(const std::string& field, const std::vector<EnvVar>& env,
-                               std::string_view name) {
-  std::vector<std::string> names;
-  names.reserve(env.size());
-  for (const EnvVar& e : env) {
-    names.push_back(e.name);
-  }
-  return remove_items(field, names, name);
-}
-
 bool is_true_text(const std::optional<std::string>& v) { return v && (*v == "1" || *v == "true"); }
-
-std::string lower(std::string s) {
-  for (char& c : s) {
-    if (c >= 'A' && c <= 'Z') {
-      c = static_cast<char>(c - 'A' + 'a');
-    }
-  }
-  return s;
-}
 
 // Go's strings.ToUpper and strings.ToLower, as far as the result can equal an ASCII word (the
 // only use here): ASCII letters, and the four runes whose Unicode case mapping is ASCII: 'ı'
@@ -528,10 +509,7 @@ class Checker {
   // ("failed"); else no fix.
   std::vector<Edit> respelled(const std::vector<DeletionRule>& rules, std::size_t i,
                                      const std::string& value) const {
-    std::string upper = value;
-    for (char& c : upper) {
-      c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
-    }
+    const std::string upper = ascii_upper(value);
     if (upper != "SUCCEEDED" && upper != "FAILED") {
       return {};
     }
@@ -1216,7 +1194,7 @@ void Checker::fault_tolerance(const std::string& base) {
             {Edit::remove("metadata.annotations[ray.io/ft-enabled]")});
   }
   const std::string* ft = find_value(ann, "ray.io/ft-enabled");
-  const bool ft_enabled = options || (ft != nullptr && lower(*ft) == "true");
+  const bool ft_enabled = options || (ft != nullptr && ascii_lower(*ft) == "true");
   const std::string env = base + ".headGroupSpec.template.spec.containers[0].env";
   if (head.containers.empty()) {
     return;  // reported as a missing container; the operator stops there
@@ -1343,12 +1321,12 @@ void Checker::gated_options(const std::string& base) {
             {Edit::set(base + ".autoscalerOptions.idleTimeoutSeconds", 0LL)});
   }
   if (runs(Op::kAutoscalerStartCmdEnv) && rc_->autoscaler_options) {
-    const std::vector<std::string>& names = rc_->autoscaler_options->env_names;
-    if (std::find(names.begin(), names.end(), "KUBERAY_GEN_AUTOSCALER_START_CMD") != names.end()) {
+    const std::vector<EnvVar>& env = rc_->autoscaler_options->env;
+    if (find_env(env, "KUBERAY_GEN_AUTOSCALER_START_CMD") != nullptr) {
       rejects(base + ".autoscalerOptions.env",
               "KUBERAY_GEN_AUTOSCALER_START_CMD is managed by KubeRay",
               "remove it from autoscalerOptions.env",
-              remove_items(base + ".autoscalerOptions.env", names,
+              remove_items(base + ".autoscalerOptions.env", env,
                            "KUBERAY_GEN_AUTOSCALER_START_CMD"));
     }
   }
@@ -1586,12 +1564,12 @@ void Checker::tls_managed(const std::string& base) {
   if (!rc_->autoscaler_options) {
     return;
   }
-  const std::vector<std::string>& names = rc_->autoscaler_options->env_names;
+  const std::vector<EnvVar>& env = rc_->autoscaler_options->env;
   for (std::string_view name : kTlsEnv) {
-    if (std::find(names.begin(), names.end(), name) != names.end()) {
+    if (find_env(env, name) != nullptr) {
       rejects(base + ".autoscalerOptions.env",
               std::string(name) + " is managed by the operator when tlsOptions is set",
-              "remove it", remove_items(base + ".autoscalerOptions.env", names, name));
+              "remove it", remove_items(base + ".autoscalerOptions.env", env, name));
     }
   }
   mounts(rc_->autoscaler_options->volume_mounts, base + ".autoscalerOptions.volumeMounts");

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/ascii.hpp"
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
@@ -42,15 +43,8 @@ std::string known_modes(KubeRayVersion v) {
 // A known mode spelled in other letter case ("k8sjobmode") is fixed to its spelling; anything
 // else is the tenant's to choose.
 std::vector<Edit> spelling_fix(std::string_view mode, KubeRayVersion v, const std::string& field) {
-  const auto lower = [](std::string_view s) {
-    std::string out(s);
-    for (char& c : out) {
-      c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    }
-    return out;
-  };
   for (const ModeSince& m : kModes) {
-    if (v >= m.since && lower(m.name) == lower(mode)) {
+    if (v >= m.since && ascii_lower(m.name) == ascii_lower(mode)) {
       return {Edit::set(field, std::string(m.name))};
     }
   }

@@ -109,7 +109,8 @@ TEST(DecodeRayJob, MapsTheClusterSpecCheckFields) {
   EXPECT_TRUE(c.has_collector_options);
   EXPECT_EQ(c.collector_image, "c");
   EXPECT_EQ(c.autoscaler_options->idle_timeout_seconds, 30);
-  EXPECT_EQ(c.autoscaler_options->env_names, std::vector<std::string>{"A"});
+  ASSERT_EQ(c.autoscaler_options->env.size(), 1u);
+  EXPECT_EQ(c.autoscaler_options->env[0].name, "A");
   // The operator tests rayStartParams[key] != "" and len(resources) > 0.
   EXPECT_FALSE(c.head.ray_start_params_sets_resources);
   EXPECT_FALSE(c.head.has_group_resources);
