@@ -10,14 +10,10 @@ bin=${1:?usage: fixes.sh RAYJOB_GUARD_BINARY}
 shift
 # shellcheck source=../peers/versions.env
 . "$repo/test/peers/versions.env"
-cache=${RJG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard}
-go=${GO:-go}
 args=()
 IFS=, read -r -a versions <<<"$KUBERAY_ORACLE_VERSIONS"
 for v in "${versions[@]}"; do
-  dir=$(GOMODCACHE=$cache/go/mod GOFLAGS=-mod=mod GOTOOLCHAIN=local "$go" mod download -json \
-    "github.com/ray-project/kuberay/ray-operator@$v" |
-    "${PYTHON:-python3}" -c 'import json,sys; print(json.load(sys.stdin)["Dir"])')
+  dir=$("$repo/test/peers/module-dir.sh" "github.com/ray-project/kuberay/ray-operator@$v")
   args+=(--samples "$dir/config/samples")
 done
 exec "${PYTHON:-python3}" "$here/fix_convergence_test.py" --rayjob-guard "$bin" --repo "$repo" "${args[@]}" "$@"

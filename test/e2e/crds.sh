@@ -30,12 +30,9 @@ cache=${RJG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard}
 
 # operator_dir: the module's config/crd/bases, downloaded on first use; empty when unavailable.
 operator_dir() {
-  local go=/usr/local/go/bin/go dir
-  [[ -x $go ]] || go=$(command -v go || true)
-  [[ -n $go ]] || return 0
-  dir=$(GOMODCACHE=$cache/go/mod GOFLAGS=-mod=mod GOTOOLCHAIN=local "$go" mod download -json \
-    "github.com/ray-project/kuberay/ray-operator@$KUBERAY_OPERATOR_VERSION" 2>/dev/null |
-    python3 -c 'import json,sys; print(json.load(sys.stdin).get("Dir",""))' 2>/dev/null || true)
+  local dir
+  dir=$(RJG_CACHE=$cache "$repo/test/peers/module-dir.sh" \
+    "github.com/ray-project/kuberay/ray-operator@$KUBERAY_OPERATOR_VERSION" 2>/dev/null || true)
   [[ -n $dir && -f $dir/config/crd/bases/ray.io_rayjobs.yaml ]] && echo "$dir/config/crd/bases"
   return 0
 }
