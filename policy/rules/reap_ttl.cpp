@@ -49,13 +49,14 @@ bool check_success(long long ttl, const LifecycleConfig& lc, const Ttl& at, Find
 
 // Checks a failure TTL. Returns true when it is within bounds.
 bool check_failure(long long ttl, const LifecycleConfig& lc, const Ttl& at, Findings& out) {
+  const std::string remedy = "; " + std::string(at.how) + " between " +
+                             s(lc.min_failed_ttl_seconds) + " and " + s(lc.max_failed_ttl_seconds);
   if (ttl < lc.min_failed_ttl_seconds) {
     at.add(out,
            s(ttl) +
                " seconds removes a failed RayJob before its logs can be read: the policy "
                "keeps failures at least " +
-               s(lc.min_failed_ttl_seconds) + " seconds; " + std::string(at.how) + " between " +
-               s(lc.min_failed_ttl_seconds) + " and " + s(lc.max_failed_ttl_seconds),
+               s(lc.min_failed_ttl_seconds) + " seconds" + remedy,
            lc.min_failed_ttl_seconds);
     return false;
   }
@@ -64,8 +65,7 @@ bool check_failure(long long ttl, const LifecycleConfig& lc, const Ttl& at, Find
            s(ttl) +
                " seconds keeps a failed RayJob (and its quota) longer than the policy maximum "
                "of " +
-               s(lc.max_failed_ttl_seconds) + " seconds; " + std::string(at.how) + " between " +
-               s(lc.min_failed_ttl_seconds) + " and " + s(lc.max_failed_ttl_seconds),
+               s(lc.max_failed_ttl_seconds) + " seconds" + remedy,
            lc.max_failed_ttl_seconds);
     return false;
   }
