@@ -170,10 +170,9 @@ class Suite:
         return run([self.kubectl, "--kubeconfig", self.kubeconfig, *a], check=check, input=stdin)
 
     def install_crds(self, version):
-        gomod = os.path.join(os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
-                             "rayjob-guard", "go", "mod")
-        bases = os.path.join(gomod, "github.com", "ray-project", "kuberay", f"ray-operator@{version}",
-                             "config", "crd", "bases")
+        module = run([os.path.join(REPO, "test", "peers", "module-dir.sh"),
+                      f"github.com/ray-project/kuberay/ray-operator@{version}"]).stdout.strip()
+        bases = os.path.join(module, "config", "crd", "bases")
         for f in sorted(os.listdir(bases)):
             self.kc("apply", "--server-side", "--force-conflicts", "-f", os.path.join(bases, f))
         for crd in ("rayjobs.ray.io", "rayclusters.ray.io"):
@@ -450,12 +449,15 @@ class Suite:
                 except Exception as e:  # noqa: BLE001
                     say(f"stopping {name}: {e}")
         if failed:
-            for f in ("runner.log", "kwok.log") + tuple(x for x in os.listdir(self.logs) if x.startswith("operator")):
-                path = os.path.join(self.logs, f)
+            # CI shows only this output: every log a failure could be read from, tail first.
+            logs = [os.path.join(self.logs, f) for f in sorted(os.listdir(self.logs))
+                    if f in ("runner.log", "kwok.log") or f.startswith(("operator", "reap-"))]
+            logs.append(os.path.join(self.cluster, "webhook", "serve.log"))
+            for path in logs:
                 if os.path.exists(path):
                     with open(path, errors="replace") as fh:
                         tail = fh.readlines()[-40:]
-                    print(f"----- {f} (tail) -----\n{''.join(tail)}", flush=True)
+                    print(f"----- {os.path.basename(path)} (tail) -----\n{''.join(tail)}", flush=True)
         if self.cluster_up:
             subprocess.run([os.path.join(REPO, "test", "e2e", "webhook.sh"), "down", self.cluster],
                            capture_output=True)
