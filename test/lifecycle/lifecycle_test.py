@@ -174,10 +174,24 @@ class Suite:
                       f"github.com/ray-project/kuberay/ray-operator@{version}"]).stdout.strip()
         bases = os.path.join(module, "config", "crd", "bases")
         for f in sorted(os.listdir(bases)):
-            self.kc("apply", "--server-side", "--force-conflicts", "-f", os.path.join(bases, f))
-        for crd in ("rayjobs.ray.io", "rayclusters.ray.io"):
-            self.kc("wait", "--for=condition=Established", "--timeout=60s", f"crd/{crd}")
-        say(f"CRDs of ray-operator {version} installed")
+            path = os.path.join(bases, f)
+            with open(path) as fh:
+                want = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+            name = want["metadata"]["name"]
+            # replace, not apply: the cluster came up with other CRDs (the shared v1.7 one), and
+            # an apply would keep the fields of theirs that this version lacks.
+            exists = self.kc("get", "crd", name, check=False).returncode == 0
+            self.kc("replace" if exists else "create", "-f", path)
+            got = {}
+
+            def established(name=name):
+                got.update(json.loads(self.kc("get", "crd", name, "-o", "json").stdout))
+                return any(c.get("type") == "Established" and c.get("status") == "True"
+                           for c in got.get("status", {}).get("conditions") or [])
+            wait_for(f"CRD {name} to be Established", 60, established)
+            if [v["schema"] for v in got["spec"]["versions"]] != [v["schema"] for v in want["spec"]["versions"]]:
+                raise Fail(f"the stored {name} CRD is not {path} verbatim")
+        say(f"CRDs of ray-operator {version} installed verbatim (replacing the cluster's)")
 
     def start_kwok(self):
         kwok_home = os.path.join(self.work, "kwok-home")
