@@ -208,12 +208,13 @@ def main():
             return not left
         wait_for(f"RayJob {NAME} with its RayCluster, submitter Job and pods to be gone (reaper, "
                  f"ttl-after-failure {lc.TTL_FAILURE} s, bound {bound} s after endTime)",
-                 max(end + bound - time.time(), 5), gone, 1)
+                 max(end + bound - time.time(), 5), gone, 1, state=lambda: s.owned_left(A, NAME))
         after_end = time.time() - end
         timings["endTime -> everything deleted"] = after_end
         if after_end < lc.MIN_FAILED_TTL:
             raise Fail(f"RayJob {NAME} gone {after_end:.1f} s after endTime, before minFailedTTLSeconds")
-        wait_for(f"quota {A} used back to 0", 60, lambda: s.quota_zero(A), 1)
+        wait_for(f"quota {A} used back to 0", 60, lambda: s.quota_zero(A), 1,
+                 state=lambda: s.usage(A, quiet=True))
         timings["endTime -> quota 0"] = time.time() - end
         s.usage(A, label="after the run (no manual deletion)")
         say(f"POINT 1: quota {A} back to 0 {timings['endTime -> quota 0']:.1f} s after endTime, nothing deleted by hand")

@@ -71,14 +71,17 @@ def run(cmd, check=True, **kw):
     return r
 
 
-def wait_for(what, timeout, pred, every=0.5):
+def wait_for(what, timeout, pred, every=0.5, state=None):
+    """Polls pred() until it is true (returns its value) or `timeout` seconds pass (Fail naming
+    `what`, and what state() says is there, when given)."""
     t0 = time.monotonic()
     while True:
         v = pred()
         if v:
             return v
         if time.monotonic() - t0 > timeout:
-            raise Fail(f"timed out after {timeout} s waiting for {what}")
+            now = f"; still there: {state()}" if state else ""
+            raise Fail(f"timed out after {timeout} s waiting for {what}{now}")
         time.sleep(every)
 
 
@@ -587,7 +590,8 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
                 bound = MAX_SUCCEEDED_TTL
             deadline = ends[outcome] + bound + SLACK - time.time()
             wait_for(f"RayJob {name} with its RayCluster, Job and pods to be gone ({mode}, bound "
-                     f"{bound} s after endTime)", max(deadline, 5), lambda n=name: not s.owned_left(ns, n), 1)
+                     f"{bound} s after endTime)", max(deadline, 5), lambda n=name: not s.owned_left(ns, n), 1,
+                     state=lambda n=name: s.owned_left(ns, n))
             gone = time.time() - ends[outcome]
             say(f"RayJob {name} ({outcome}) gone with everything it owned {gone:.1f} s after endTime")
             if outcome == "appfail" and mode in ("deletionRules", "reaper") and gone < MIN_FAILED_TTL:
@@ -595,7 +599,8 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
                            f"minFailedTTLSeconds {MIN_FAILED_TTL}")
             rows.append({"mode": mode, "version": version, "outcome": outcome, "result": "zero",
                          "seconds_after_end": round(gone, 1)})
-        wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1)
+        wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1,
+                 state=lambda: s.usage(ns, quiet=True))
         s.usage(ns, label="after the two runs")
 
         name = f"{ns}-prestart"
@@ -621,12 +626,14 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
             return rows
         bound = MAX_SUCCEEDED_TTL if mode in ("deletionPolicy", "operatorDeletesRayJob") else MAX_FAILED_TTL
         wait_for(f"pre-start RayJob {name} with everything it owned to be gone ({mode}, bound {bound} s)",
-                 max(end + bound + SLACK - time.time(), 5), lambda: not s.owned_left(ns, name), 1)
+                 max(end + bound + SLACK - time.time(), 5), lambda: not s.owned_left(ns, name), 1,
+                 state=lambda: s.owned_left(ns, name))
         gone = time.time() - end
         say(f"RayJob {name} (pre-start failure) gone {gone:.1f} s after endTime")
         if mode in ("deletionRules", "reaper") and gone < MIN_FAILED_TTL:
             raise Fail(f"RayJob {name} gone {gone:.1f} s after endTime, before minFailedTTLSeconds")
-        wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1)
+        wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1,
+                 state=lambda: s.usage(ns, quiet=True))
         s.usage(ns, label="after all three runs")
         rows.append({"mode": mode, "version": version, "outcome": "prestart", "result": "zero",
                      "seconds_after_end": round(gone, 1)})
@@ -819,7 +826,8 @@ def group_v14(s):
     t = time.time()
     s.start_operator("v1.4.0", ["gate-off.yaml"])
     wait_for(f"{name} gone once the operator is back", 90, lambda: not s.owned_left(ns, name), 1)
-    wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1)
+    wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1,
+                 state=lambda: s.usage(ns, quiet=True))
     s.usage(ns, label="operator back, finalizer removed")
     say(f"{name} gone {time.time() - t:.1f} s after the operator was started again")
 
