@@ -445,7 +445,7 @@ std::vector<PortCase> cluster_autoscaler() {
   const auto deletion = gate_on("RayJobDeletionPolicy");
   const auto start_cmd = [](RayJob& j) {
     autoscaling(j);
-    autoscaler(j).env = {EnvVar{"KUBERAY_GEN_AUTOSCALER_START_CMD", "", false}};
+    autoscaler(j).env = {env("KUBERAY_GEN_AUTOSCALER_START_CMD", "")};
     basic(j);
   };
   return {

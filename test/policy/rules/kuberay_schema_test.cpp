@@ -829,8 +829,7 @@ TEST(KuberaySchema, TlsOptions17) {
            [on](RayJob& j, PolicyConfig& p) {
              on(j, p);
              rc(j).autoscaler_options = AutoscalerOptions{};
-             rc(j).autoscaler_options->env = {EnvVar{"RAY_TLS_CA_CERT", "", false},
-                                              EnvVar{"RAY_USE_TLS", "", false}};
+             rc(j).autoscaler_options->env = {var("RAY_TLS_CA_CERT", ""), var("RAY_USE_TLS", "")};
              rc(j).autoscaler_options->volume_mounts = {{"ray-tls", "/etc/ray/tls"}};
            },
            {{kRc + ".autoscalerOptions.env", "RAY_USE_TLS is managed by the operator"},
@@ -919,8 +918,8 @@ TEST(KuberaySchema, Fixes17) {
                                                var("RAY_gcs_storage", "rocksdb")};
   rc(j).head.pod_template.containers[0].volume_mounts = {{"ray-tls", "/x"}};
   rc(j).autoscaler_options = AutoscalerOptions{};
-  rc(j).autoscaler_options->env = {EnvVar{"KUBERAY_GEN_AUTOSCALER_START_CMD", "", false},
-                                   EnvVar{"RAY_TLS_CA_CERT", "", false}};
+  rc(j).autoscaler_options->env = {var("KUBERAY_GEN_AUTOSCALER_START_CMD", ""),
+                                   var("RAY_TLS_CA_CERT", "")};
   collector(j, {var("STORAGE_BACKEND", "GCS"), var("GCS_BUCKET", "b"), var("EVENTS_PORT", "1")});
   rocksdb(j);
   rc(j).gcs_ft_has_storage = true;
