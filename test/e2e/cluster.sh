@@ -31,7 +31,8 @@
 # what it started. `down` is safe to call at any point, also after a failed `up`, and twice.
 #
 # Environment: RJG_KUBE_BIN (a directory with the five binaries; default: build-kube.sh's cache),
-# RJG_E2E_CRD (shared|operator|minimal|auto, see crds.sh), RJG_E2E_MINIMAL_CRD=1 (= minimal).
+# RJG_E2E_CRD (shared|operator|minimal|auto, see crds.sh), RJG_E2E_OPERATOR_VERSION (the
+# operator module of RJG_E2E_CRD=operator), RJG_E2E_MINIMAL_CRD=1 (= minimal).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

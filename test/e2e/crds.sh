@@ -5,9 +5,10 @@
 # SOURCE (default: $RJG_E2E_CRD, else auto):
 #   shared    the v1.7 RayJob CRD at <repo>/../shared/kuberay/ray.io_rayjobs.yaml (RJG_KUBERAY_CRD
 #             overrides the path), plus the RayCluster CRD of the operator module below
-#   operator  the RayJob and RayCluster CRDs of the ray-operator module at KUBERAY_OPERATOR_VERSION
-#             (test/peers/versions.env), from the Go module proxy: config/crd/bases/ in the module
-#             cache (downloaded once into ${XDG_CACHE_HOME:-~/.cache}/rayjob-guard/go/mod)
+#   operator  every CRD of the ray-operator module (RayJob first) at RJG_E2E_OPERATOR_VERSION,
+#             default KUBERAY_OPERATOR_VERSION (test/peers/versions.env), from the Go module proxy:
+#             config/crd/bases/ in the module cache (downloaded once into
+#             ${XDG_CACHE_HOME:-~/.cache}/rayjob-guard/go/mod)
 #   minimal   test/e2e/crd/rayjob-minimal-crd.yaml, our own small structural RayJob CRD
 #   auto      shared when that file exists, else minimal (saying why on stderr): the operator
 #             module's 1.5 CRDs refuse the 1.6 fields of the RayJobs the suites store
@@ -28,12 +29,13 @@ source=${1:-${RJG_E2E_CRD:-auto}}
 [[ ${RJG_E2E_MINIMAL_CRD:-0} == 1 ]] && source=minimal
 shared=$(realpath -m "${RJG_KUBERAY_CRD:-$repo/../shared/kuberay/ray.io_rayjobs.yaml}")
 cache=${RJG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard}
+operator=${RJG_E2E_OPERATOR_VERSION:-$KUBERAY_OPERATOR_VERSION}
 
 # operator_dir: the module's config/crd/bases, downloaded on first use; empty when unavailable.
 operator_dir() {
   local dir
   dir=$(RJG_CACHE=$cache "$repo/test/peers/module-dir.sh" \
-    "github.com/ray-project/kuberay/ray-operator@$KUBERAY_OPERATOR_VERSION" 2>/dev/null || true)
+    "github.com/ray-project/kuberay/ray-operator@$operator" 2>/dev/null || true)
   [[ -n $dir && -f $dir/config/crd/bases/ray.io_rayjobs.yaml ]] && echo "$dir/config/crd/bases"
   return 0
 }
@@ -47,15 +49,15 @@ case $source in
     if [[ -n $bases ]]; then
       echo "$bases/ray.io_rayclusters.yaml"
     else
-      log "the ray-operator module $KUBERAY_OPERATOR_VERSION is not at hand: no RayCluster CRD"
+      log "the ray-operator module $operator is not at hand: no RayCluster CRD"
     fi
     ;;
   operator)
     bases=$(operator_dir)
-    [[ -n $bases ]] || die "cannot download github.com/ray-project/kuberay/ray-operator@$KUBERAY_OPERATOR_VERSION"
-    echo "CRD_KIND=operator-$KUBERAY_OPERATOR_VERSION"
+    [[ -n $bases ]] || die "cannot download github.com/ray-project/kuberay/ray-operator@$operator"
+    echo "CRD_KIND=operator-$operator"
     echo "$bases/ray.io_rayjobs.yaml"
-    echo "$bases/ray.io_rayclusters.yaml"
+    find "$bases" -maxdepth 1 -name '*.yaml' ! -name ray.io_rayjobs.yaml | sort
     ;;
   minimal)
     echo "CRD_KIND=minimal"
@@ -70,7 +72,7 @@ case $source in
     # unknown fields; so without the shared v1.7 CRD they run on our minimal one. The operator
     # module's CRDs are tested on their own (e2e.crd-operator) and run under its operator
     # (test/lifecycle).
-    log "no shared CRD at $shared; the ray-operator $KUBERAY_OPERATOR_VERSION CRDs predate the 1.6 fields the suites' RayJobs use: our minimal CRD"
+    log "no shared CRD at $shared; the ray-operator $operator CRDs predate the 1.6 fields the suites' RayJobs use: our minimal CRD"
     exec "$0" minimal
     ;;
   *) die "unknown CRD source '$source' (shared, operator, minimal, auto)" ;;

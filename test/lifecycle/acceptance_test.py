@@ -213,8 +213,7 @@ def main():
         timings["endTime -> everything deleted"] = after_end
         if after_end < lc.MIN_FAILED_TTL:
             raise Fail(f"RayJob {NAME} gone {after_end:.1f} s after endTime, before minFailedTTLSeconds")
-        wait_for(f"quota {A} used back to 0", 60, lambda: s.quota_zero(A), 1,
-                 state=lambda: s.usage(A, quiet=True))
+        s.wait_quota_zero(A)
         timings["endTime -> quota 0"] = time.time() - end
         s.usage(A, label="after the run (no manual deletion)")
         say(f"POINT 1: quota {A} back to 0 {timings['endTime -> quota 0']:.1f} s after endTime, nothing deleted by hand")

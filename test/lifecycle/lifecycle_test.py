@@ -141,8 +141,11 @@ class Suite:
         self.ray_venv = self.peer("ray")
         self.python = os.path.join(self.ray_venv, "bin", "python")
         say(f"peers: operators {self.bins}, kwok {self.kwok_bin}, Ray {self.ray_venv}")
+        # The cluster holds the operator's own CRDs, installed verbatim by cluster.sh.
         r = subprocess.run([os.path.join(REPO, "test", "e2e", "cluster.sh"), "up", self.cluster,
                             "--controller-manager", "--scheduler"], text=True,
+                           env=dict(os.environ, RJG_E2E_CRD="operator",
+                                    RJG_E2E_OPERATOR_VERSION=operator_versions[0]),
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.cluster_up = True
         print(r.stdout[-3000:], flush=True)
@@ -157,7 +160,6 @@ class Suite:
         self.kubeconfig = os.path.join(self.cluster, "admin.kubeconfig")
         self.kubectl = self.env["KUBECTL"]
         self.kube = Kube(self.kubeconfig)
-        self.install_crds(operator_versions[0])
         self.start_kwok()
         self.hosts = os.path.join(self.work, "hosts")
         with open(self.hosts, "w") as f:
@@ -171,30 +173,6 @@ class Suite:
 
     def kc(self, *a, check=True, stdin=None):
         return run([self.kubectl, "--kubeconfig", self.kubeconfig, *a], check=check, input=stdin)
-
-    def install_crds(self, version):
-        module = run([os.path.join(REPO, "test", "peers", "module-dir.sh"),
-                      f"github.com/ray-project/kuberay/ray-operator@{version}"]).stdout.strip()
-        bases = os.path.join(module, "config", "crd", "bases")
-        for f in sorted(os.listdir(bases)):
-            path = os.path.join(bases, f)
-            with open(path) as fh:
-                want = yaml.load(fh, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-            name = want["metadata"]["name"]
-            # replace, not apply: the cluster came up with other CRDs (the shared v1.7 one), and
-            # an apply would keep the fields of theirs that this version lacks.
-            exists = self.kc("get", "crd", name, check=False).returncode == 0
-            self.kc("replace" if exists else "create", "-f", path)
-            got = {}
-
-            def established(name=name):
-                got.update(json.loads(self.kc("get", "crd", name, "-o", "json").stdout))
-                return any(c.get("type") == "Established" and c.get("status") == "True"
-                           for c in got.get("status", {}).get("conditions") or [])
-            wait_for(f"CRD {name} to be Established", 60, established)
-            if [v["schema"] for v in got["spec"]["versions"]] != [v["schema"] for v in want["spec"]["versions"]]:
-                raise Fail(f"the stored {name} CRD is not {path} verbatim")
-        say(f"CRDs of ray-operator {version} installed verbatim (replacing the cluster's)")
 
     def start_kwok(self):
         kwok_home = os.path.join(self.work, "kwok-home")
@@ -435,6 +413,17 @@ class Suite:
                 left.append(f"pod/{p['metadata']['name']}")
         return left
 
+    def wait_gone(self, ns, name, what, timeout):
+        """Waits until nothing of RayJob ns/name is stored (owned_left); a timeout names `what`
+        and what is left."""
+        wait_for(what, timeout, lambda: not self.owned_left(ns, name), 1,
+                 state=lambda: self.owned_left(ns, name))
+
+    def wait_quota_zero(self, ns, why=""):
+        """Waits up to 60 s until the tenant quota's usage is zero; a timeout shows the usage."""
+        wait_for(f"quota {ns} used back to 0{why}", 60, lambda: self.quota_zero(ns), 1,
+                 state=lambda: self.usage(ns, quiet=True))
+
     def wait_terminal(self, ns, name, timeout):
         def done():
             rj = self.get_rayjob(ns, name)
@@ -589,9 +578,8 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
             if mode in ("deletionPolicy", "operatorDeletesRayJob"):
                 bound = MAX_SUCCEEDED_TTL
             deadline = ends[outcome] + bound + SLACK - time.time()
-            wait_for(f"RayJob {name} with its RayCluster, Job and pods to be gone ({mode}, bound "
-                     f"{bound} s after endTime)", max(deadline, 5), lambda n=name: not s.owned_left(ns, n), 1,
-                     state=lambda n=name: s.owned_left(ns, n))
+            s.wait_gone(ns, name, f"RayJob {name} with its RayCluster, Job and pods to be gone "
+                        f"({mode}, bound {bound} s after endTime)", max(deadline, 5))
             gone = time.time() - ends[outcome]
             say(f"RayJob {name} ({outcome}) gone with everything it owned {gone:.1f} s after endTime")
             if outcome == "appfail" and mode in ("deletionRules", "reaper") and gone < MIN_FAILED_TTL:
@@ -599,8 +587,7 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
                            f"minFailedTTLSeconds {MIN_FAILED_TTL}")
             rows.append({"mode": mode, "version": version, "outcome": outcome, "result": "zero",
                          "seconds_after_end": round(gone, 1)})
-        wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1,
-                 state=lambda: s.usage(ns, quiet=True))
+        s.wait_quota_zero(ns)
         s.usage(ns, label="after the two runs")
 
         name = f"{ns}-prestart"
@@ -625,15 +612,13 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
                 audit_leak(s, ns, name, audit_policy)
             return rows
         bound = MAX_SUCCEEDED_TTL if mode in ("deletionPolicy", "operatorDeletesRayJob") else MAX_FAILED_TTL
-        wait_for(f"pre-start RayJob {name} with everything it owned to be gone ({mode}, bound {bound} s)",
-                 max(end + bound + SLACK - time.time(), 5), lambda: not s.owned_left(ns, name), 1,
-                 state=lambda: s.owned_left(ns, name))
+        s.wait_gone(ns, name, f"pre-start RayJob {name} with everything it owned to be gone ({mode}, "
+                    f"bound {bound} s)", max(end + bound + SLACK - time.time(), 5))
         gone = time.time() - end
         say(f"RayJob {name} (pre-start failure) gone {gone:.1f} s after endTime")
         if mode in ("deletionRules", "reaper") and gone < MIN_FAILED_TTL:
             raise Fail(f"RayJob {name} gone {gone:.1f} s after endTime, before minFailedTTLSeconds")
-        wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1,
-                 state=lambda: s.usage(ns, quiet=True))
+        s.wait_quota_zero(ns)
         s.usage(ns, label="after all three runs")
         rows.append({"mode": mode, "version": version, "outcome": "prestart", "result": "zero",
                      "seconds_after_end": round(gone, 1)})
@@ -776,9 +761,8 @@ def group_v14(s):
     s.register(match_conditions=True)
     t = time.time()
     # The operator retries its refused UPDATE with controller-runtime's exponential backoff.
-    wait_for(f"{name} gone once matchConditions skips objects being deleted", 180,
-             lambda: not s.owned_left(ns, name), 1)
-    wait_for(f"quota {ns} used back to 0 with the webhook down", 60, lambda: s.quota_zero(ns), 1)
+    s.wait_gone(ns, name, f"{name} gone once matchConditions skips objects being deleted", 180)
+    s.wait_quota_zero(ns, " with the webhook down")
     s.usage(ns, label="webhook still down, matchConditions in")
     say(f"{name} gone {time.time() - t:.1f} s after the shipped matchConditions were registered")
     s.create(s.rayjob(ns, "down-2", "deletionPolicy", "succeeded", "v1.4.0"),
@@ -825,9 +809,8 @@ def group_v14(s):
     say("a second reap pass skips it (deletionTimestamp set)")
     t = time.time()
     s.start_operator("v1.4.0", ["gate-off.yaml"])
-    wait_for(f"{name} gone once the operator is back", 90, lambda: not s.owned_left(ns, name), 1)
-    wait_for(f"quota {ns} used back to 0", 60, lambda: s.quota_zero(ns), 1,
-                 state=lambda: s.usage(ns, quiet=True))
+    s.wait_gone(ns, name, f"{name} gone once the operator is back", 90)
+    s.wait_quota_zero(ns)
     s.usage(ns, label="operator back, finalizer removed")
     say(f"{name} gone {time.time() - t:.1f} s after the operator was started again")
 
