@@ -11,7 +11,8 @@ Watches every pod (bound to a node) and:
   - a submitter pod (owned by a Job): runs the container's own command (`ray job submit ...`),
     the head service's name rewritten to the head's address, and reports the real exit code
     (kwok's pod-succeeded / pod-failed Stages set the phase).
-  - a deleted pod: stops its process group (TERM, then KILL after 15 s) and frees its address.
+  - a deleted pod: stops its process group (TERM, then KILL after 15 s) and frees its address;
+    the head's Ray session logs are kept in LOG_DIR/ray-<temp dir name>.
 At most --max-heads heads run at once; a head beyond that waits (logged). Stops everything it
 started on SIGTERM/SIGINT.
 
@@ -248,7 +249,7 @@ class Runner:
             if h["proc"]:
                 stop_group(h["proc"], what)
             if h.get("tmp"):
-                shutil.rmtree(h["tmp"], ignore_errors=True)
+                self.remove_tmp(h["tmp"])
                 self.tmps.discard(h["tmp"])
             if h["proc"]:
                 self.groups.pop(h["proc"].pid, None)
@@ -449,7 +450,19 @@ class Runner:
             log(f"shutdown: stopping process group {p.pid}")
             stop_group(p, str(p.pid))
         for t in tmps:
-            shutil.rmtree(t, ignore_errors=True)
+            self.remove_tmp(t)
+
+    def remove_tmp(self, tmp):
+        """Removes a head's Ray temp dir, keeping its session logs (raylet, GCS, dashboard, job
+        supervisor) as LOG_DIR/ray-<temp dir name>: a job stuck PENDING is read from them."""
+        logs = os.path.join(tmp, "session_latest", "logs")
+        try:
+            if os.path.isdir(logs):
+                shutil.copytree(logs, os.path.join(self.logdir, "ray-" + os.path.basename(tmp)),
+                                dirs_exist_ok=True, ignore_dangling_symlinks=True)
+        except OSError as e:
+            log(f"keeping the Ray logs of {tmp}: {e}")
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main():
