@@ -20,6 +20,7 @@ process is stopped by its PID in a finally block. Exit 0 pass, 1 fail, 77 skippe
 import argparse
 import base64
 import copy
+import glob
 import json
 import os
 import shutil
@@ -459,11 +460,14 @@ class Suite:
             logs = [os.path.join(self.logs, f) for f in sorted(os.listdir(self.logs))
                     if f in ("runner.log", "kwok.log") or f.startswith(("operator", "reap-"))]
             logs.append(os.path.join(self.cluster, "webhook", "serve.log"))
+            # The Ray heads' own logs the runner kept: why a job stayed PENDING or failed.
+            logs += sorted(glob.glob(os.path.join(self.logs, "ray-*", "raylet.out")) +
+                           glob.glob(os.path.join(self.logs, "ray-*", "job-driver-*.log")))
             for path in logs:
                 if os.path.exists(path):
                     with open(path, errors="replace") as fh:
                         tail = fh.readlines()[-40:]
-                    print(f"----- {os.path.basename(path)} (tail) -----\n{''.join(tail)}", flush=True)
+                    print(f"----- {os.path.relpath(path, self.work)} (tail) -----\n{''.join(tail)}", flush=True)
         if self.cluster_up:
             subprocess.run([os.path.join(REPO, "test", "e2e", "webhook.sh"), "down", self.cluster],
                            capture_output=True)
