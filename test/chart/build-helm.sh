@@ -36,12 +36,10 @@ exec 9>"$cache/.build-helm.lock"
 flock -w 1800 9 || die "timed out after 1800 s waiting for the build lock $cache/.build-helm.lock"
 if is_pinned; then echo "$helm"; exit 0; fi
 
-go=${RJG_GO:-}
-[[ -z $go && -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go
-[[ -n $go ]] || go=$(command -v go || true)
-[[ -n $go ]] || die "no go found (Go >= 1.26 is needed)"
-export GOMODCACHE=$cache/go/mod GOCACHE=$cache/go/build GOFLAGS=-mod=mod GOTOOLCHAIN=local \
-  CGO_ENABLED=0 GOBIN=$bin_dir
+# shellcheck source=test/peers/go-env.sh
+. "$here/../peers/go-env.sh"
+rjg_go_env "$cache" mod || die "cannot build helm"
+export GOBIN=$bin_dir
 start=$SECONDS
 log "go install helm.sh/helm/$major/cmd/helm@$HELM_VERSION (cold: several minutes)"
 # Helm's version package reads its version from ldflags; set it so `helm version` reports the pin.

@@ -27,14 +27,15 @@ if [[ -x $out ]]; then
   echo "$out"
   exit 0
 fi
-go=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
+# shellcheck source=../peers/go-env.sh
+. "$here/../peers/go-env.sh"
+rjg_go_env "$cache" mod || { echo "build-oracle.sh: cannot build the oracle" >&2; exit 1; }
 src=$(mktemp -d)
 trap 'rm -rf "$src"' EXIT
 cp "$here/oracle/main.go" "$mod/go.mod" "$mod/go.sum" "$src/"
 mkdir -p "$(dirname "$out")"
 start=$(date +%s)
-(cd "$src" && GOMODCACHE=$cache/go/mod GOCACHE=$cache/go/build GOFLAGS=-mod=mod CGO_ENABLED=0 \
-  timeout 1200 nice -n 10 "$go" build -trimpath -ldflags='-s -w' -o "$out.tmp.$$" .)
+(cd "$src" && timeout 1200 nice -n 10 "$go" build -trimpath -ldflags='-s -w' -o "$out.tmp.$$" .)
 mv "$out.tmp.$$" "$out"
 echo "build-oracle.sh: built kuberay-oracle $v in $(( $(date +%s) - start )) s" >&2
 echo "$out"

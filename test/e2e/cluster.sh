@@ -17,6 +17,7 @@
 #                        ETCD_PORT, APISERVER_PORT, ETCD_PID, APISERVER_PID, CRD_KIND, CRD_FILES (:-separated)
 #                        (+ KCM_PORT KCM_PID, SCHED_PORT SCHED_PID)
 #   logs/                etcd.log, kube-apiserver.log, kube-controller-manager.log, kube-scheduler.log
+#   bin/kubectl          $KUBECTL: the pinned kubectl with its discovery cache in DIR/kube-cache
 # and a cluster holding: the KubeRay CRDs crds.sh names, installed verbatim (`kubectl create`;
 # the RayJob CRD is 1.3 MB, too big for client-side apply) and Established; namespace tenant-a;
 # RBAC letting both identities create/get/list/watch/update/patch/delete rayjobs (and
@@ -190,10 +191,13 @@ cmd_up() {
   for b in etcd kube-apiserver kube-controller-manager kube-scheduler kubectl; do
     [[ -x $kube_bin/$b ]] || die "no $b in $kube_bin"
   done
-  local kubectl=$kube_bin/kubectl
-
-  rm -rf "$dir/etcd-data" "$dir/pki" "$dir/kcm-certs" "$dir/sched-certs" "$dir/logs"
-  mkdir -p "$dir/pki" "$dir/logs"
+  rm -rf "$dir/etcd-data" "$dir/pki" "$dir/kcm-certs" "$dir/sched-certs" "$dir/logs" "$dir/bin" \
+    "$dir/kube-cache"
+  mkdir -p "$dir/pki" "$dir/logs" "$dir/bin"
+  # KUBECTL: kubectl keeping its discovery cache in DIR, not in the user's ~/.kube/cache.
+  local kubectl=$dir/bin/kubectl
+  printf '#!/bin/sh\nKUBECACHEDIR=%q exec %q "$@"\n' "$dir/kube-cache" "$kube_bin/kubectl" >"$kubectl"
+  chmod +x "$kubectl"
   local t0 etcd_port peer_port kas_port kcm_port sched_port
   t0=$(date +%s%N)
   etcd_port=$(free_port)

@@ -242,7 +242,7 @@ class Minio:
                        MINIO_BROWSER="off", MINIO_UPDATE="off", MINIO_CALLHOME_ENABLE="off")
             with open(self.log_path, "ab") as logf:
                 self.proc = subprocess.Popen([self.binary, "server", "--quiet", "--address", f"127.0.0.1:{self.port}",
-                                              self.data], env=env, stdout=logf, stderr=subprocess.STDOUT)
+                                              "--certs-dir", os.path.join(work, "minio-certs"), self.data], env=env, stdout=logf, stderr=subprocess.STDOUT)
             try:
                 wait_for(f"MinIO ready on {self.url}", self._ready, 60, interval=0.2)
                 break

@@ -15,7 +15,8 @@ peers=$(cd "$here/../peers" && pwd)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard
 log() { printf '[lifecycle-peers] %s\n' "$*" >&2; }
 die() { printf '[lifecycle-peers] error: %s\n' "$*" >&2; exit 1; }
-go=${RJG_GO:-$(command -v go || echo /usr/local/go/bin/go)}
+# shellcheck source=test/peers/go-env.sh
+. "$peers/go-env.sh"
 
 # go_install MODULE_PATH@VERSION BIN_NAME DEST_DIR
 go_install() {
@@ -27,13 +28,12 @@ go_install() {
     echo "$dest"
     return 0
   fi
-  [[ -x $go ]] || die "no go toolchain (set RJG_GO)"
+  rjg_go_env "$cache" mod || die "cannot build $what"
   local t0
   t0=$(date +%s)
   log "building $what (cold)"
   rm -f "$dest/$name" "$dest/.rjg-built"
-  GOBIN=$dest GOMODCACHE=$cache/go/mod GOCACHE=$cache/go/build GOFLAGS=-mod=mod CGO_ENABLED=0 \
-    nice -n 10 "$go" install -trimpath -ldflags='-s -w' "$what" >&2 ||
+  GOBIN=$dest nice -n 10 "$go" install -trimpath -ldflags='-s -w' "$what" >&2 ||
     die "go install $what failed"
   [[ -x $dest/$name ]] || die "go install $what left no $dest/$name"
   printf '%s\n' "$what" >"$dest/.rjg-built"

@@ -66,14 +66,11 @@ exec 9>"$cache/.build-kube.lock"
 log "waiting for the build lock $cache/.build-kube.lock"
 flock 9
 
-# The Go toolchain: the wrapper modules say `go 1.26.0`; never download another toolchain.
-go=${RJG_GO:-$(command -v go || true)}
-[[ -x /usr/local/go/bin/go && -z ${RJG_GO:-} ]] && go=/usr/local/go/bin/go
-[[ -n $go ]] || die "no go on PATH (Go >= 1.26 is needed)"
+# The Go toolchain and environment: the wrapper modules say `go 1.26.0` and carry their go.sum.
+# shellcheck source=test/peers/go-env.sh
+. "$here/go-env.sh"
+rjg_go_env "$cache" readonly || die "cannot build the control plane"
 gov=$("$go" env GOVERSION)
-[[ $gov =~ ^go1\.([0-9]+) ]] && ((BASH_REMATCH[1] >= 26)) || die "$go is $gov; Go >= 1.26 is needed"
-export GOMODCACHE=$cache/go/mod GOCACHE=$cache/go/build GOFLAGS=-mod=readonly GOTOOLCHAIN=local \
-  CGO_ENABLED=0
 
 # The pins: each wrapper module must require exactly what versions.env names.
 pinned() {  # pinned DIR MODULE VERSION

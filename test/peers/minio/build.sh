@@ -22,13 +22,13 @@ if [[ -x $bin && -f $out/.built ]]; then
   echo "$bin"
   exit 0
 fi
-go=$(command -v go || echo /usr/local/go/bin/go)
-[[ -x $go ]] || { echo "minio: no Go toolchain (go on PATH or /usr/local/go/bin/go)" >&2; exit 1; }
+# shellcheck source=test/peers/go-env.sh
+. "$here/../go-env.sh"
+rjg_go_env "$cache" mod || { echo "minio: cannot build" >&2; exit 1; }
 t0=$(date +%s)
 echo "[minio] building github.com/minio/minio@$MINIO_VERSION (cold: several minutes on 2 cores)" >&2
 rm -f "$out/.built"
-GOMODCACHE=$cache/go/mod GOCACHE=$cache/go/build GOFLAGS=-mod=mod CGO_ENABLED=0 GOBIN=$out \
-  GOTOOLCHAIN=local nice -n 10 "$go" install -p 2 -trimpath -ldflags='-s -w' \
+GOBIN=$out nice -n 10 "$go" install -p 2 -trimpath -ldflags='-s -w' \
   "github.com/minio/minio@$MINIO_VERSION" >&2
 "$bin" --version >&2
 touch "$out/.built"
