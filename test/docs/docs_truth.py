@@ -26,6 +26,7 @@ import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import ssl
 import subprocess
@@ -124,6 +125,10 @@ def metrics_exposed():
             proc.kill()
             proc.wait()
         log.close()
+        if proc.returncode == 0:
+            shutil.rmtree(work, ignore_errors=True)
+        else:
+            print(f"rayjob-guard serve exited {proc.returncode}; its log is kept in {work}", file=sys.stderr)
     metrics = {}
     for line in text.splitlines():
         m = re.match(r"# TYPE (\w+) (\w+)", line)

@@ -4,6 +4,7 @@ override that loses a gate, and operators started with flags or an environment t
 usage: values_test.py REPO_ROOT"""
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -89,6 +90,7 @@ try:
 finally:
     p.kill()
     p.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 print(f"{failed} failed")
 sys.exit(1 if failed else 0)
