@@ -111,7 +111,7 @@ def main():
     say(f"tenant Ray venv (the tenant image's SDK): {venv}")
     s = lc.Suite(args)
     holder = {}
-    failed = True
+    failed, why = True, ""
     timings = {}
 
     def before_runner(suite):
@@ -248,12 +248,14 @@ def main():
         say(f"{B}'s identity is refused {A}'s traceback: {why[:120]}")
         failed = False
     except Fail as e:
-        say(f"FAIL: {e}")
+        why = str(e)
+        say(f"FAIL: {why}")
     except SystemExit:
         say("stopped by a signal: stopping everything it started")
         raise
     except Exception as e:  # noqa: BLE001 - any error fails the test after the cleanup below
-        say(f"FAIL: {type(e).__name__}: {e}\n{traceback.format_exc()}")
+        why = f"{type(e).__name__}: {e}"
+        say(f"FAIL: {why}\n{traceback.format_exc()}")
     finally:
         # The runner first (it stops the Ray head and submitter in the namespace), then the Pod
         # Identity environment (the namespace, agent, relays, MinIO), then the rest of the suite.
@@ -265,9 +267,10 @@ def main():
             try:
                 env.close()
             except Exception as e:  # noqa: BLE001
+                why = why or f"closing the Pod Identity environment: {e}"
                 say(f"closing the Pod Identity environment: {e}")
                 failed = True
-        s.down(failed)
+        s.down(failed, why)
     timings["total"] = time.monotonic() - t_start
     say("timings: " + ", ".join(f"{k} {v:.1f} s" for k, v in timings.items()))
     say("PASS: quota back to 0, credentials through EKS Pod Identity, traceback read back after the pods "

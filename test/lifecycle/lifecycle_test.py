@@ -447,7 +447,10 @@ class Suite:
         return out
 
     # --- cleanup -------------------------------------------------------------------------------
-    def down(self, failed):
+    def down(self, failed, why=""):
+        """Stops everything, by PID. On failure, first prints the tail of every log the failure
+        could be read from (long lines cut: CI shows only this output, and may cut its middle),
+        then `why` again, last, where it cannot be lost."""
         for name in ("reaper", "operator", "runner", "kwok"):
             p = self.procs.pop(name, None)
             if p:
@@ -460,14 +463,19 @@ class Suite:
             logs = [os.path.join(self.logs, f) for f in sorted(os.listdir(self.logs))
                     if f in ("runner.log", "kwok.log") or f.startswith(("operator", "reap-"))]
             logs.append(os.path.join(self.cluster, "webhook", "serve.log"))
-            # The Ray heads' own logs the runner kept: why a job stayed PENDING or failed.
-            logs += sorted(glob.glob(os.path.join(self.logs, "ray-*", "raylet.out")) +
-                           glob.glob(os.path.join(self.logs, "ray-*", "job-driver-*.log")))
+            # Each pod's output (submitters' `ray job submit`), then the Ray heads' own logs the
+            # runner kept: why a job stayed PENDING (the job manager, the raylet) or failed.
+            logs += sorted(glob.glob(os.path.join(self.logs, "*.*.log")))
+            for name in ("dashboard.log", "raylet.out", "job-driver-*.log"):
+                logs += sorted(glob.glob(os.path.join(self.logs, "ray-*", name)))
             for path in logs:
                 if os.path.exists(path):
                     with open(path, errors="replace") as fh:
-                        tail = fh.readlines()[-40:]
+                        tail = [line if len(line) <= 300 else line[:300] + " [...]\n"
+                                for line in fh.readlines()[-30:]]
                     print(f"----- {os.path.relpath(path, self.work)} (tail) -----\n{''.join(tail)}", flush=True)
+            if why:
+                say(f"FAIL (repeated after the logs): {why}")
         if self.cluster_up:
             subprocess.run([os.path.join(REPO, "test", "e2e", "webhook.sh"), "down", self.cluster],
                            capture_output=True)
@@ -837,12 +845,13 @@ def main():
             print(f"lifecycle: {tool} not installed", file=sys.stderr)
             return 77 if os.environ.get("RJG_ALLOW_MISSING_TOOLS") == "1" else 1
     s = Suite(args)
-    failed = True
+    failed, why = True, ""
     try:
         {"v15": group_v15, "v14": group_v14}[args.group](s)
         failed = False
     except Fail as e:
-        say(f"FAIL: {e}")
+        why = str(e)
+        say(f"FAIL: {why}")
     finally:
         say("table:")
         for row in s.table:
@@ -851,7 +860,7 @@ def main():
             with open(args.table, "a") as f:
                 for row in s.table:
                     f.write(json.dumps(row) + "\n")
-        s.down(failed)
+        s.down(failed, why)
     say("PASS" if not failed else "FAILED")
     return 1 if failed else 0
 

@@ -320,15 +320,15 @@ class Runner:
             "--ray-client-server-port": free_port(ip), "--runtime-env-agent-port": free_port(ip),
             "--dashboard-grpc-port": free_port(ip),
         }
-        base = free_port(ip)
         # Short: Ray's unix sockets live under it, and a socket path has at most 107 bytes.
         tmp = tempfile.mkdtemp(prefix="rjgray.", dir="/tmp")
         prefix, env = self.pod_env(ns)
         ray = os.path.join(self.netns_pods[ns]["venv"], "bin", "ray") if ns in self.netns_pods else "ray"
         cmd = [*prefix, ray, "start", "--head", "--block", "--node-ip-address", ip, "--dashboard-host", ip,
                "--num-cpus", "2", "--object-store-memory", str(100 * 1024 * 1024),
-               "--temp-dir", tmp, "--min-worker-port", str(20000 + (base % 20000)),
-               "--max-worker-port", str(20000 + (base % 20000) + 50)]
+               # Workers' gRPC servers bind a port the kernel picks (Ray's 0), so two heads on
+               # one machine never share a worker port range.
+               "--temp-dir", tmp, "--min-worker-port", "0", "--max-worker-port", "0"]
         for k, v in ports.items():
             cmd += [k, str(v)]
         cmd += kept
