@@ -36,7 +36,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data
+# Helm's own directories and its Kubernetes discovery cache in the work directory, not in $HOME.
+export HELM_CACHE_HOME=$work/helm/cache HELM_CONFIG_HOME=$work/helm/config HELM_DATA_HOME=$work/helm/data \
+  KUBECACHEDIR=$work/kube-cache
 "$repo/test/e2e/cluster.sh" up "$dir" >/dev/null
 # shellcheck source=/dev/null
 . "$dir/env"
