@@ -238,11 +238,13 @@ class Minio:
         for attempt in range(3):  # a free port can be taken between the probe and MinIO's bind
             self.port = free_port()
             self.url = f"http://127.0.0.1:{self.port}"
+            # HOME too: MinIO makes ~/.minio even when its certs directory is elsewhere.
             env = dict(os.environ, MINIO_ROOT_USER=self.root[0], MINIO_ROOT_PASSWORD=self.root[1],
-                       MINIO_BROWSER="off", MINIO_UPDATE="off", MINIO_CALLHOME_ENABLE="off")
+                       MINIO_BROWSER="off", MINIO_UPDATE="off", MINIO_CALLHOME_ENABLE="off", HOME=work)
             with open(self.log_path, "ab") as logf:
                 self.proc = subprocess.Popen([self.binary, "server", "--quiet", "--address", f"127.0.0.1:{self.port}",
-                                              "--certs-dir", os.path.join(work, "minio-certs"), self.data], env=env, stdout=logf, stderr=subprocess.STDOUT)
+                                              "--certs-dir", os.path.join(work, "minio-certs"), self.data],
+                                             env=env, stdout=logf, stderr=subprocess.STDOUT)
             try:
                 wait_for(f"MinIO ready on {self.url}", self._ready, 60, interval=0.2)
                 break
