@@ -196,7 +196,7 @@ cmd_up() {
   mkdir -p "$dir/pki" "$dir/logs" "$dir/bin"
   # KUBECTL: kubectl keeping its discovery cache in DIR, not in the user's ~/.kube/cache.
   local kubectl=$dir/bin/kubectl
-  printf '#!/bin/sh\nKUBECACHEDIR=%q exec %q "$@"\n' "$dir/kube-cache" "$kube_bin/kubectl" >"$kubectl"
+  printf '#!/usr/bin/env bash\nKUBECACHEDIR=%q exec %q "$@"\n' "$dir/kube-cache" "$kube_bin/kubectl" >"$kubectl"
   chmod +x "$kubectl"
   local t0 etcd_port peer_port kas_port kcm_port sched_port
   t0=$(date +%s%N)

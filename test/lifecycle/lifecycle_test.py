@@ -468,7 +468,7 @@ class Suite:
             logs += sorted(glob.glob(os.path.join(self.logs, "*.*.log")))
             for name in ("dashboard.log", "raylet.out", "job-driver-*.log"):
                 logs += sorted(glob.glob(os.path.join(self.logs, "ray-*", name)))
-            for path in logs:
+            for path in dict.fromkeys(logs):  # once each: operator-vX.Y.Z.log matches *.*.log too
                 if os.path.exists(path):
                     with open(path, errors="replace") as fh:
                         tail = [line if len(line) <= 300 else line[:300] + " [...]\n"

@@ -70,7 +70,6 @@ flock 9
 # shellcheck source=test/peers/go-env.sh
 . "$here/go-env.sh"
 rjg_go_env "$cache" readonly || die "cannot build the control plane"
-gov=$("$go" env GOVERSION)
 
 # The pins: each wrapper module must require exactly what versions.env names.
 pinned() {  # pinned DIR MODULE VERSION
@@ -83,7 +82,7 @@ pinned "$here/etcd" go.etcd.io/etcd/server/v3 "$ETCD_VERSION"
 
 start_all=$(date +%s)
 todo=$(missing | sort | tr '\n' ' ')
-log "building: $todo(Go $gov, $(nproc) cores)"
+log "building: $todo(Go $go_version, $(nproc) cores)"
 
 # kube-*: one go build for all four shares the compile of their common packages.
 kube_pkgs=()

@@ -2,7 +2,7 @@
 #
 #   rjg_go_env CACHE MODE
 #     Sets $go to the Go toolchain: $RJG_GO, else /usr/local/go/bin/go, else go on PATH; it must
-#     be Go >= 1.26. Exports the environment every peer build shares, whatever the user's own go
+#     be Go >= 1.26 ($go_version says which, e.g. go1.26.8). Exports the environment every peer build shares, whatever the user's own go
 #     env file says:
 #       GOPATH=CACHE/go, GOMODCACHE=CACHE/go/mod, GOCACHE=CACHE/go/build  (nothing under $HOME)
 #       GOFLAGS="-mod=MODE -buildvcs=false"   MODE: readonly (a committed go.sum) or mod
@@ -13,7 +13,7 @@
 # GOPROXY and GOSUMDB are left as the machine sets them.
 
 rjg_go_env() {
-  local cache=${1:?rjg_go_env CACHE MODE} mode=${2:?rjg_go_env CACHE MODE} version
+  local cache=${1:?rjg_go_env CACHE MODE} mode=${2:?rjg_go_env CACHE MODE}
   go=${RJG_GO:-}
   [[ -z $go && -x /usr/local/go/bin/go ]] && go=/usr/local/go/bin/go
   [[ -n $go ]] || go=$(command -v go || true)
@@ -21,9 +21,9 @@ rjg_go_env() {
     echo "no Go toolchain: set RJG_GO, or put go on PATH (Go >= 1.26 is needed)" >&2
     return 1
   fi
-  version=$(GOTOOLCHAIN=local "$go" env GOVERSION 2>/dev/null) || version=unknown
-  if ! [[ $version =~ ^go1\.([0-9]+) ]] || ((BASH_REMATCH[1] < 26)); then
-    echo "$go is $version; Go >= 1.26 is needed" >&2
+  go_version=$(GOTOOLCHAIN=local "$go" env GOVERSION 2>/dev/null) || go_version=unknown
+  if ! [[ $go_version =~ ^go1\.([0-9]+) ]] || ((BASH_REMATCH[1] < 26)); then
+    echo "$go is $go_version; Go >= 1.26 is needed" >&2
     return 1
   fi
   export GOPATH=$cache/go GOMODCACHE=$cache/go/mod GOCACHE=$cache/go/build \
