@@ -21,9 +21,29 @@ app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 {{- end -}}
 
+{{/* The webhook pods' selector: name, instance and component, so two releases never select each
+other's pods. Immutable in a Deployment: changing it needs the Deployment deleted. */}}
 {{- define "rayjob-guard.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "rayjob-guard.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
 app.kubernetes.io/component: webhook
+{{- end -}}
+
+{{/* The webhook pods' labels: the chart's labels and the selector, over .Values.podLabels, merged
+as maps so that no key appears twice (strict YAML parsers refuse duplicate keys). */}}
+{{- define "rayjob-guard.podLabels" -}}
+{{- $chart := merge (include "rayjob-guard.selectorLabels" . | fromYaml) (include "rayjob-guard.labels" . | fromYaml) -}}
+{{- toYaml (merge $chart (deepCopy .Values.podLabels)) -}}
+{{- end -}}
+
+{{/* The PriorityClass the webhook pods use: <fullname>-critical-<value> when the chart creates it
+(a PriorityClass's value is immutable, so a new value is a new object), else priorityClass.name. */}}
+{{- define "rayjob-guard.priorityClassName" -}}
+{{- if .Values.priorityClass.create -}}
+{{- printf "%s-critical-%d" (include "rayjob-guard.fullname" .) (int64 .Values.priorityClass.value) -}}
+{{- else -}}
+{{- .Values.priorityClass.name -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "rayjob-guard.image" -}}
