@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "admission/json_reader.hpp"
+#include "admission/policy_schema.hpp"
 #include "admission/yaml_to_json.hpp"
 #include "common/file.hpp"
 #include "policy/kuberay_versions.hpp"
@@ -582,6 +583,9 @@ Result<LoadedPolicy> decode_policy(std::string_view yaml_text) {
   if (!st.ok()) {
     return st.error();
   }
+  // The schema the Helm chart validates values with (admission/policy.schema.json): a policy
+  // helm install accepts is one the pods load, and the reverse.
+  RJG_RETURN_IF_ERROR(validate_policy_schema(docs.value().front().doc));
   loaded.hash = sha256_prefix16(canonical_form(loaded.config));
   if (loaded.hash.empty()) {
     return internal_error("SHA-256 of the policy failed in OpenSSL");

@@ -7,10 +7,14 @@ set -euo pipefail
 build_packages=(
   g++ cmake make pkg-config libboost-dev libssl-dev openssl rapidjson-dev libspdlog-dev libfmt-dev
   libyaml-dev prometheus-cpp-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
+  # the policy's JSON schema (admission/policy.schema.json), validated by the binary
+  libvalijson-dev
 )
 test_packages=(
   # scripts and clients used by the test suites
   curl jq python3 python3-yaml python3-boto3 procps util-linux iproute2 ca-certificates
+  # the chart's rendered objects against the pinned Kubernetes OpenAPI (test/chart/strict_test.py)
+  python3-jsonschema
   # load generators, TLS scanners, metrics lint, the nginx floor
   wrk nghttp2-client nginx-light sslscan testssl.sh prometheus
   # fuzzing and sanitizers (clang's libFuzzer and runtimes)
