@@ -171,7 +171,8 @@ def main():
 
     # --- helm test: a RayJob the default policy admits
     test = one(docs, "RayJob", hooks=True)
-    ok(test["metadata"]["annotations"]["helm.sh/hook"] == "test" and test["spec"]["suspend"] is True, "the test RayJob is a suspended test hook")
+    ok(test["metadata"]["annotations"]["helm.sh/hook"] == "test" and test["spec"].get("managedBy") == "kueue.x-k8s.io/multikueue",
+       "the test RayJob is a test hook the KubeRay operator leaves alone (managedBy MultiKueue)")
     path = os.path.join(WORK, "test-rayjob.yaml")
     with open(path, "w") as f:
         yaml.safe_dump(test, f)
