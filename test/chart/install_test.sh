@@ -100,7 +100,10 @@ ca=$(base64 -w0 <"$dir/webhook/certs/ca.crt")
 url=https://127.0.0.1:$WEBHOOK_PORT/validate
 common=(--set "webhook.url=$url" --set "webhook.caBundle=$ca" --set reaper.enabled=true
   --set monitoring.prometheusRule.enabled=false)
-reviews() { metric 'rayjob_guard_admission_requests_total{operation="CREATE"}'; }
+reviews() {  # RayJob CREATE reviews serve answered, allowed or not
+  curl -sf --max-time 5 "http://127.0.0.1:$PROBE_PORT/metrics" |
+    awk 'index($0, "rayjob_guard_admission_requests_total{") == 1 && /operation="CREATE"/ {s += $NF} END {print s + 0}'
+}
 apiserver_metric() {  # apiserver_metric NAME LABEL-REGEX: the sum of NAME's series whose labels match
   kc get --raw /metrics | awk -v n="$1" -v re="$2" 'index($0, n "{") == 1 && $0 ~ re {s += $NF} END {print s + 0}'
 }

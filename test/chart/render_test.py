@@ -196,11 +196,13 @@ def main():
             ok(rules == {"image-pinned": "enforce", "backoff-limit": "off"}, f"ruleActions merged over policy.rules: {rules}")
         print(f"ok: values/{v} {' '.join(sets)}: policy validates (rules {rules})")
     # The validation is real: a policy the binary refuses is refused.
-    docs = template("self-signed.yaml", sets=("policy.lifecycle.mode=sometimes",))
+    # A cross-field rule the schema cannot express (deletionPolicy needs KubeRay 1.3 or 1.4; the
+    # chart's is 1.6): it renders, and the binary refuses it (misspellings: schema_test.py).
+    docs = template("self-signed.yaml", sets=("policy.lifecycle.mode=deletionPolicy",))
     with open(os.path.join(WORK, "bad-policy.yaml"), "w") as f:
         f.write(one(docs, "ConfigMap", "rayjob-guard-policy", NS)["data"]["policy.yaml"])
     r = run([RJG, "policy", "validate", os.path.join(WORK, "bad-policy.yaml")], expect_ok=False)
-    ok(r.returncode != 0, "rayjob-guard policy validate refuses lifecycle.mode sometimes")
+    ok(r.returncode != 0, "rayjob-guard policy validate refuses lifecycle.mode deletionPolicy on KubeRay 1.6")
     print(f"ok: a bad policy value is refused by policy validate: {(r.stderr or r.stdout).strip().splitlines()[0]}")
 
     # --- values.schema.json refuses bad values with the field named
