@@ -80,6 +80,21 @@ TEST(PolicySchema, EveryLifecycleModeOfTheSchemaLoads) {
   }
 }
 
+// What only the schema refuses reaches decode_policy too: a quota entry for a namespace name
+// Kubernetes cannot have (it would never match), which the hand-written checks accept.
+TEST(PolicySchema, DecodePolicyAppliesTheSchema) {
+  Result<LoadedPolicy> p =
+      decode_policy(std::string(kHeader) + "quota: {namespaces: {Tenant_A: {pods: \"1\"}}}\n");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(p.error().message.rfind("quota.namespaces: ", 0), 0u) << p.error().message;
+  EXPECT_NE(p.error().message.find("'Tenant_A'"), std::string::npos) << p.error().message;
+  EXPECT_NE(p.error().message.find("admission/policy.schema.json"), std::string::npos);
+  const std::string good =
+      std::string(kHeader) + "quota: {namespaces: {tenant-b: {pods: \"1\"}}}\n";
+  EXPECT_TRUE(decode_policy(good).ok());
+}
+
 TEST(PolicySchema, DefaultPolicyIsValid) {
   const Status st = validate_yaml(std::string(default_policy_yaml()));
   EXPECT_TRUE(st.ok()) << st.error().message;

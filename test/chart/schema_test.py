@@ -43,6 +43,8 @@ POLICIES = [
     ("json:policy.images.deny=[{\"pattern\":\"x:*\"}]", False),  # reason missing
     ("json:policy.kuberay={\"version\":\"1.6\",\"featureGates\":{\"RayJobDeletionPolcy\":true}}", False),
     ("policy.apiVersion=rayjob-guard.io/v2", False),
+    ("policy.quota.namespaces.Tenant_A.pods=1", False),      # not a namespace name: only the schema knows
+    ("policy.quota.namespaces.tenant-b.pods=1", True),
 ]
 # Values that are not the policy: misspelt keys and wrong enums.
 BAD_VALUES = ["replica=3", "image.tags=v1", "webhook.failurePolicy=fail", "podDisruptionBudget.maxUnavailable=1",
