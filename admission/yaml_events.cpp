@@ -8,6 +8,8 @@
 #include <optional>
 #include <utility>
 
+#include "common/utf8.hpp"
+
 namespace rjg::admission::yaml {
 namespace {
 
@@ -141,26 +143,13 @@ class ByteOffsets {
       byte_ = bom_;
     }
     while (chars_ < index && byte_ < text_.size()) {
-      byte_ += sequence_length(static_cast<unsigned char>(text_[byte_]));
+      byte_ += utf8_sequence_length(static_cast<unsigned char>(text_[byte_]));
       ++chars_;
     }
     return std::min(byte_, text_.size());
   }
 
  private:
-  static std::size_t sequence_length(unsigned char lead) {
-    if (lead < 0x80) {
-      return 1;
-    }
-    if ((lead & 0xE0) == 0xC0) {
-      return 2;
-    }
-    if ((lead & 0xF0) == 0xE0) {
-      return 3;
-    }
-    return (lead & 0xF8) == 0xF0 ? 4 : 1;
-  }
-
   std::string_view text_;
   std::size_t bom_;
   std::size_t byte_;
@@ -461,7 +450,8 @@ bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c
 
 }  // namespace
 
-Result<std::string_view> kubectl_stream(std::string_view text, std::string& storage) {
+Result<std::string_view> kubectl_stream(std::string_view text, std::string& storage,
+                                        std::size_t first_line) {
   if (text.starts_with("\xFE\xFF") || text.starts_with("\xFF\xFE")) {
     return invalid_argument(
         "byte offset 0: the text is UTF-16 (it starts with a UTF-16 byte-order mark); save it as "
@@ -477,7 +467,9 @@ Result<std::string_view> kubectl_stream(std::string_view text, std::string& stor
   bool piece_empty = true;              // no line read into the current piece yet
   bool piece_start = true;              // the next line is the first byte of a piece
   bool in_document = false;             // the piece has content or a `---`: `...` may end it
-  std::size_t line = 1;
+  bool blank_text = true;               // nothing but white space so far
+  std::size_t first_tab_line = 0;       // the first line that starts with a tab
+  std::size_t line = first_line;
   for (std::size_t pos = 0; pos < rest.size(); ++line) {
     std::size_t eol = rest.find('\n', pos);
     if (eol == std::string_view::npos) {
@@ -487,6 +479,11 @@ Result<std::string_view> kubectl_stream(std::string_view text, std::string& stor
     pos = eol + 1;
     const bool at_piece_start = piece_start;
     piece_start = false;
+    if (l.find_first_not_of(" \t\r\v\f") != std::string_view::npos) {
+      blank_text = false;
+    } else if (l.starts_with('\t') && first_tab_line == 0) {
+      first_tab_line = line;
+    }
     if (l.starts_with(kUtf8Bom)) {
       if (!at_piece_start) {
         return invalid_argument("line " + std::to_string(line) +
@@ -527,6 +524,12 @@ Result<std::string_view> kubectl_stream(std::string_view text, std::string& stor
     } else if (first != std::string_view::npos && l[first] != '#') {
       in_document = true;
     }
+  }
+  if (blank_text && first_tab_line != 0) {
+    // libyaml reads a text of white space as empty; go-yaml refuses the tab.
+    return invalid_argument("line " + std::to_string(first_tab_line) +
+                            ": found character that cannot start any token (a tab at the start "
+                            "of a line; kubectl refuses it)");
   }
   // Its line reader also ends the last line with a line break (a `|+` scalar at the end keeps it).
   const bool add_break = !rest.empty() && rest.back() != '\n';

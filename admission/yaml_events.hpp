@@ -130,6 +130,8 @@ Result<std::vector<DocumentSpan>> document_spans(std::string_view text,
 // refuses or reads differently from libyaml: a UTF-16 text (save it as UTF-8), a line that starts
 // with `---` followed by more than white space and a comment, a `...` that ends a piece with no
 // content, a byte-order mark at the start of another line (kubectl reads it as text). Linear.
-Result<std::string_view> kubectl_stream(std::string_view text, std::string& storage);
+// `first_line` numbers the first line of `text` in messages.
+Result<std::string_view> kubectl_stream(std::string_view text, std::string& storage,
+                                        std::size_t first_line = 1);
 
 }  // namespace rjg::admission::yaml

@@ -1,6 +1,7 @@
 // YAML -> JSON (see yaml_to_json.hpp).
 #include "admission/yaml_to_json.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -9,6 +10,8 @@
 #include <map>
 #include <optional>
 #include <set>
+
+#include <rapidjson/reader.h>
 
 #include "admission/yaml_events.hpp"
 
@@ -602,23 +605,128 @@ class Converter {
 
 }  // namespace
 
+namespace {
+
+// The first key of `v` (recursively) that appears twice in one object, or nullptr.
+const Value* duplicate_key(const Value& v) {
+  if (v.IsArray()) {
+    for (const Value& item : v.GetArray()) {
+      if (const Value* d = duplicate_key(item)) {
+        return d;
+      }
+    }
+  }
+  if (v.IsObject()) {
+    std::set<std::string_view> seen;
+    for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
+      if (!seen.insert(json::key_of(*m)).second) {
+        return &m->name;
+      }
+      if (const Value* d = duplicate_key(m->value)) {
+        return d;
+      }
+    }
+  }
+  return nullptr;
+}
+
+int line_at(std::string_view text, std::size_t pos) {
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+}
+
+// kubectl's YAMLOrJSONDecoder reads a stream that starts (after white space) with `{` as JSON
+// values first (encoding/json's decoder, one after the other), and only when the next value is
+// not JSON goes on as YAML from there: after one JSON value, from the next line; after two or
+// more, it stops with an error. Reads those JSON values into `out` (each with our JSON reader's
+// checks, and duplicate keys refused, as everywhere here) and returns where the YAML goes on
+// (text.size() when nothing is left).
+Result<std::size_t> leading_json(std::string_view text, std::vector<YamlDocument>& out) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  std::size_t pos = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  const std::string copy(text);  // RapidJSON's reader wants a NUL-terminated text
+  while (true) {
+    const std::size_t start = text.find_first_not_of(kSpace, pos);
+    if (start == std::string_view::npos) {
+      return text.size();
+    }
+    if (out.empty() && text[start] != '{') {
+      return std::size_t{0};
+    }
+    rapidjson::StringStream in(copy.c_str() + start);
+    rapidjson::BaseReaderHandler<> handler;
+    rapidjson::Reader reader;
+    const bool is_json = !reader.Parse<rapidjson::kParseStopWhenDoneFlag>(in, handler).IsError();
+    if (!is_json) {
+      if (out.empty()) {
+        return std::size_t{0};
+      }
+      if (out.size() > 1) {
+        return invalid_argument("YAML error at line " + std::to_string(line_at(text, start)) +
+                                ": the file starts with JSON values, and kubectl reads it as "
+                                "JSON to the end; this is not JSON");
+      }
+      // The YAML goes on after the white space up to the end of the JSON value's line.
+      std::size_t next = pos;
+      while (next < text.size() && (text[next] == ' ' || text[next] == '\t' ||
+                                    text[next] == '\r' || text[next] == '\n')) {
+        if (text[next++] == '\n') {
+          break;
+        }
+      }
+      return next;
+    }
+    const std::size_t end = start + in.Tell();
+    Result<json::Document> doc = json::parse(text.substr(start, end - start));
+    if (!doc.ok()) {
+      return invalid_argument("JSON error at line " + std::to_string(line_at(text, start)) + ": " +
+                              doc.error().message);
+    }
+    if (const Value* key = duplicate_key(doc.value())) {
+      return invalid_argument("JSON error at line " + std::to_string(line_at(text, start)) +
+                              ": duplicate key \"" +
+                              std::string(key->GetString(), key->GetStringLength()) + "\"");
+    }
+    YamlDocument d;
+    d.line = line_at(text, start);
+    d.doc.Swap(doc.value());
+    out.push_back(std::move(d));
+    pos = end;
+  }
+}
+
+}  // namespace
+
 Result<std::vector<YamlDocument>> yaml_to_json(std::string_view text) {
+  std::vector<YamlDocument> out;
+  RJG_ASSIGN_OR_RETURN(const std::size_t yaml_from, leading_json(text, out));
+  if (yaml_from == text.size()) {
+    return out;
+  }
+  // Lines before the YAML stay as empty lines (line numbers stay true); the YAML itself is read
+  // as kubectl's splitter reads a fresh stream.
+  const std::string before(static_cast<std::size_t>(line_at(text, yaml_from) - 1), '\n');
   // libyaml checks the syntax of the whole stream (and bounds its nesting) and says where each
   // document is; each document is then read alone into libyaml's event tree (yaml_events.hpp),
   // which keeps scalar style and tags, and aliases as references. The lines before a document
   // are kept as empty lines, so that lines and columns (in messages, and YamlDocument::line)
   // stay true.
   std::string storage;
-  Result<std::string_view> stream = yaml::kubectl_stream(text, storage);
+  Result<std::string_view> stream =
+      yaml::kubectl_stream(text.substr(yaml_from), storage, before.size() + 1);
   if (!stream.ok()) {
     return invalid_argument("YAML error at " + stream.error().message);
   }
+  std::string prefixed;
   text = stream.value();
+  if (!before.empty()) {
+    prefixed = before + std::string(text);
+    text = prefixed;
+  }
   Result<std::vector<yaml::DocumentSpan>> spans = yaml::document_spans(text);
   if (!spans.ok()) {
     return invalid_argument("YAML error at " + spans.error().message);
   }
-  std::vector<YamlDocument> out;
   for (const yaml::DocumentSpan& span : spans.value()) {
     std::string document(span.line, '\n');
     document.append(text.substr(span.begin, span.end - span.begin));

@@ -227,6 +227,8 @@ TEST(YamlEvents, KubectlStream) {
        "--- # first\na: 1\n---  \t# c\nb: 2\n---\r\nc: 3\n"},
       {"mark at the start", bom + "a: 1\n", "a: 1\n"},
       {"no final line break", "a: |+\n  x", "a: |+\n  x\n"},
+      {"only a tab", "\n\t\n", "ERROR line 2: found character that cannot start any token"},
+      {"only spaces", " \n  \n", " \n  \n"},
       {"mark at the start of a document", "a: 1\n---\n" + bom + "- b\n", "a: 1\n---\n- b\n"},
       {"mark inside a value", "a: x" + bom + "y\n", "a: x" + bom + "y\n"},
       {"content after ---", "a: 1\n--- {b: 2}\n", "ERROR line 2: a line that starts with `---`"},

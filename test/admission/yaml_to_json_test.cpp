@@ -270,5 +270,22 @@ TEST(YamlToJson, TagsAsKubectlReadsThem) {
   EXPECT_NE(value_of("!!binary not*base64").find("invalid base64"), std::string::npos);
 }
 
+// A file that starts with `{` is read by kubectl as JSON values first (YAMLOrJSONDecoder): a
+// JSON escape YAML 1.1 lacks is fine there, duplicate keys are refused as everywhere, YAML after
+// one JSON value goes on as a fresh stream, and after two JSON values kubectl wants JSON only.
+TEST(YamlToJson, LeadingJsonAsKubectlReadsIt) {
+  EXPECT_EQ(all_json("{\"a\": \"x\\/y\"}\n"), "{\"a\":\"x/y\"}\n");
+  EXPECT_EQ(all_json("\xEF\xBB\xBF{\"a\": 1}\n---\nb: 2\n"), "{\"a\":1}\n{\"b\":2}\n");
+  EXPECT_EQ(all_json("{\"a\": 1}\n{\"b\": 2}\n"), "{\"a\":1}\n{\"b\":2}\n");
+  EXPECT_EQ(all_json("{a: 1}\n---\nb: 2\n"), "{\"a\":1}\n{\"b\":2}\n");  // YAML from the start
+  EXPECT_EQ(all_json("{\"a\":1,\"a\":2}\n"), "ERROR: JSON error at line 1: duplicate key \"a\"");
+  EXPECT_EQ(all_json("{}\n{\"a\":1}\n---\n"),
+            "ERROR: YAML error at line 3: the file starts with JSON values, and kubectl reads it "
+            "as JSON to the end; this is not JSON");
+  EXPECT_EQ(all_json("{}\n...\n---\na: 1\n"),
+            "ERROR: YAML error at line 2: `...` ends a document that has no content, which "
+            "kubectl refuses; remove the line");
+}
+
 }  // namespace
 }  // namespace rjg::admission
