@@ -648,7 +648,7 @@ Result<std::size_t> leading_json(std::string_view text, std::vector<YamlDocument
   while (true) {
     const std::size_t start = text.find_first_not_of(kSpace, pos);
     if (start == std::string_view::npos) {
-      return text.size();
+      return out.empty() ? std::size_t{0} : text.size();  // blank: the YAML reader judges it
     }
     if (out.empty() && text[start] != '{') {
       return std::size_t{0};

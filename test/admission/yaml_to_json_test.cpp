@@ -278,6 +278,9 @@ TEST(YamlToJson, LeadingJsonAsKubectlReadsIt) {
   EXPECT_EQ(all_json("\xEF\xBB\xBF{\"a\": 1}\n---\nb: 2\n"), "{\"a\":1}\n{\"b\":2}\n");
   EXPECT_EQ(all_json("{\"a\": 1}\n{\"b\": 2}\n"), "{\"a\":1}\n{\"b\":2}\n");
   EXPECT_EQ(all_json("{a: 1}\n---\nb: 2\n"), "{\"a\":1}\n{\"b\":2}\n");  // YAML from the start
+  EXPECT_EQ(all_json("\t\n"),
+            "ERROR: YAML error at line 1: found character that cannot start any token (a tab at "
+            "the start of a line; kubectl refuses it)");
   EXPECT_EQ(all_json("{\"a\":1,\"a\":2}\n"), "ERROR: JSON error at line 1: duplicate key \"a\"");
   EXPECT_EQ(all_json("{}\n{\"a\":1}\n---\n"),
             "ERROR: YAML error at line 3: the file starts with JSON values, and kubectl reads it "
