@@ -498,7 +498,7 @@ policy::RuntimeEnv parse_runtime_env(std::string_view yaml_text) {
     return env;
   }
   // runtimeEnvYAML is small; a tight budget keeps a hostile one cheap.
-  constexpr yaml::Limits kLimits{10'000, 64};
+  constexpr yaml::Limits kLimits{10'000, kMaxNestingDepth};
   Result<YamlDoc> parsed = yaml::parse_first_document(yaml_text, kLimits);
   if (!parsed.ok()) {
     env.parse = policy::RuntimeEnv::Parse::kInvalid;

@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "admission/finding_format.hpp"
+#include "common/utf8.hpp"
 
 namespace rjg::admission {
 namespace {
@@ -22,26 +23,10 @@ void key(Writer& w, std::string_view s) {
   w.Key(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
-// Length of the UTF-8 sequence starting with `lead` (1 for a stray byte, so we always advance).
-std::size_t sequence_length(unsigned char lead) {
-  if (lead < 0x80) {
-    return 1;
-  }
-  if ((lead & 0xE0) == 0xC0) {
-    return 2;
-  }
-  if ((lead & 0xF0) == 0xE0) {
-    return 3;
-  }
-  if ((lead & 0xF8) == 0xF0) {
-    return 4;
-  }
-  return 1;
-}
-
 std::size_t rune_count(std::string_view s) {
   std::size_t n = 0;
-  for (std::size_t i = 0; i < s.size(); i += sequence_length(static_cast<unsigned char>(s[i]))) {
+  for (std::size_t i = 0; i < s.size();
+       i += utf8_sequence_length(static_cast<unsigned char>(s[i]))) {
     ++n;
   }
   return n;
@@ -54,7 +39,7 @@ std::string sanitize(std::string_view text) {
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const auto lead = static_cast<unsigned char>(text[i]);
-    const std::size_t len = std::min(sequence_length(lead), text.size() - i);
+    const std::size_t len = std::min(utf8_sequence_length(lead), text.size() - i);
     const bool c0_or_del = len == 1 && (lead < 0x20 || lead == 0x7F);
     const bool c1 = len == 2 && lead == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
     if (c0_or_del || c1 || (len == 1 && lead >= 0x80)) {
@@ -71,7 +56,7 @@ std::string sanitize(std::string_view text) {
 std::size_t offset_after_runes(std::string_view s, std::size_t runes) {
   std::size_t i = 0;
   for (std::size_t n = 0; n < runes && i < s.size(); ++n) {
-    i += std::min(sequence_length(static_cast<unsigned char>(s[i])), s.size() - i);
+    i += std::min(utf8_sequence_length(static_cast<unsigned char>(s[i])), s.size() - i);
   }
   return i;
 }

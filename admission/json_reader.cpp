@@ -237,7 +237,7 @@ Status check_bytes(std::string_view text) {
 
 // RapidJSON's DOM builder (the Document itself is the SAX handler) with a cap on nesting. The
 // recursive parser calls StartObject/StartArray before it descends, so refusing the level past
-// kMaxDepth stops it at bounded recursion: 100k nested `[` never reach a deep stack.
+// kMaxNestingDepth stops it at bounded recursion: 100k nested `[` never reach a deep stack.
 class DepthLimitedBuilder {
  public:
   explicit DepthLimitedBuilder(Document& doc) : doc_(doc) {}
@@ -268,7 +268,7 @@ class DepthLimitedBuilder {
 
  private:
   bool descend() {
-    if (++depth_ > kMaxDepth) {
+    if (++depth_ > kMaxNestingDepth) {
       too_deep_ = true;
       return false;
     }
@@ -303,7 +303,7 @@ Status build_document(char* text, Document& doc) {
   doc.Populate(generator);
   if (too_deep) {
     // The parser stopped just after the opening bracket of the level that is one too deep.
-    return invalid_argument("JSON nesting deeper than " + std::to_string(kMaxDepth) +
+    return invalid_argument("JSON nesting deeper than " + std::to_string(kMaxNestingDepth) +
                             " levels (at byte offset " + std::to_string(result.Offset() - 1) + ")");
   }
   if (result.IsError()) {

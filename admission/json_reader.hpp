@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admission/nesting_limit.hpp"
 #include "common/flat_map.hpp"
 #include "common/result.hpp"
 
@@ -21,10 +22,6 @@ namespace rjg::admission::json {
 
 using Value = rapidjson::Value;
 using Document = rapidjson::Document;
-
-// Deepest nesting accepted. Kubernetes objects are a few dozen levels deep; Go's encoding/json
-// stops at 10000. A smaller cap keeps every later traversal cheap.
-inline constexpr std::size_t kMaxDepth = 1000;
 
 // A JSON path built on the stack while descending: `request.object.spec.workerGroupSpecs[0]`.
 // A Path points at its parent, so the parent must outlive it (true for the descent pattern
@@ -74,7 +71,7 @@ class ParsedJson {
 };
 
 // Parses `text` as one JSON document, no trailing content. Invalid UTF-8 (overlongs, surrogates,
-// > U+10FFFF), NUL bytes and nesting deeper than kMaxDepth are refused (100k nested `[` never
+// > U+10FFFF), NUL bytes and nesting deeper than kMaxNestingDepth are refused (100k nested `[` never
 // recurse deeply). Returns kInvalidArgument with the parser's message and byte offset. Duplicate
 // keys are not looked for here: check_object() and the readers below refuse them in every object
 // a decoder reads, which is where a repeated key could change a decision.

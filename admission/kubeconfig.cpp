@@ -139,10 +139,10 @@ Result<Kubeconfig> decode(const Document& d, const std::string& path) {
 }  // namespace
 
 Result<Kubeconfig> decode_kubeconfig(std::string_view yaml_text, const std::string& path) {
-  // libyaml's event tree, as for manifests and policy files: nesting bounded (yaml_events.hpp
-  // kMaxFileDepth), the first document only (as kubectl reads a kubeconfig).
+  // libyaml's event tree, as for manifests and policy files: nesting bounded
+  // (nesting_limit.hpp), the first document only (as kubectl reads a kubeconfig).
   Result<Document> doc =
-      yaml::parse_first_document(yaml_text, yaml::Limits{100'000, yaml::kMaxFileDepth});
+      yaml::parse_first_document(yaml_text, yaml::Limits{100'000, kMaxNestingDepth});
   if (!doc.ok()) {
     return invalid_argument(path + ": not YAML: " + doc.error().message);
   }

@@ -341,6 +341,16 @@ Status decode_rules(const Value& r, const Path& path, policy::PolicyConfig& out)
       }
       return at(rp, "unknown rule id; expected one of: " + list);
     }
+    if (it->value.IsBool()) {
+      // YAML 1.1 (kubectl's YAML, and ours) reads an unquoted `off` as the boolean false, so
+      // false is the action off; true (`on`, `yes`) names no action and is refused.
+      if (it->value.GetBool()) {
+        return at(rp, "true (YAML reads an unquoted on, yes, y or true so) is not an action; "
+                      "write enforce, warn or off");
+      }
+      out.rule_actions[static_cast<std::size_t>(*id)] = RuleAction::kOff;
+      continue;
+    }
     if (!it->value.IsString()) {
       return json::type_error(rp, "enforce, warn or off", it->value);
     }

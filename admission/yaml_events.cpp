@@ -8,6 +8,8 @@
 #include <optional>
 #include <utility>
 
+#include "common/utf8.hpp"
+
 namespace rjg::admission::yaml {
 namespace {
 
@@ -87,6 +89,30 @@ std::string at(const yaml_mark_t& mark) {
 
 const char* text_of(const yaml_char_t* s) { return reinterpret_cast<const char*>(s); }
 
+Document::Tag tag_of(const yaml_char_t* tag) {
+  using Tag = Document::Tag;
+  if (tag == nullptr) {
+    return Tag::kNone;
+  }
+  const std::string_view t = text_of(tag);
+  if (t == YAML_STR_TAG) {
+    return Tag::kStr;
+  }
+  if (t == YAML_INT_TAG) {
+    return Tag::kInt;
+  }
+  if (t == YAML_FLOAT_TAG) {
+    return Tag::kFloat;
+  }
+  if (t == YAML_BOOL_TAG) {
+    return Tag::kBool;
+  }
+  if (t == YAML_NULL_TAG) {
+    return Tag::kNull;
+  }
+  return t == "tag:yaml.org,2002:binary" ? Tag::kBinary : Tag::kOther;
+}
+
 bool is_null_scalar(const yaml_event_t& e) {
   const char* tag = text_of(e.data.scalar.tag);
   if (tag != nullptr) {
@@ -97,6 +123,51 @@ bool is_null_scalar(const yaml_event_t& e) {
   }
   const std::string_view v(text_of(e.data.scalar.value), e.data.scalar.length);
   return v.empty() || v == "~" || v == "null" || v == "Null" || v == "NULL";
+}
+
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+// libyaml's yaml_mark_t.index counts characters (code points; a CRLF is two), not bytes, and does
+// not count a byte-order mark at the start of the stream. This turns such an index into the byte
+// offset in the text. Marks are asked for in stream order, so the cursor only moves forward and
+// the whole stream costs one pass. The bytes it walks over have been read and checked as UTF-8 by
+// libyaml already.
+class ByteOffsets {
+ public:
+  explicit ByteOffsets(std::string_view text)
+      : text_(text), bom_(text.starts_with(kUtf8Bom) ? kUtf8Bom.size() : 0), byte_(bom_) {}
+
+  std::size_t at(std::size_t index) {
+    if (index < chars_) {
+      chars_ = 0;  // never seen (marks come in order), but a restart keeps the answer right
+      byte_ = bom_;
+    }
+    while (chars_ < index && byte_ < text_.size()) {
+      byte_ += utf8_sequence_length(static_cast<unsigned char>(text_[byte_]));
+      ++chars_;
+    }
+    return std::min(byte_, text_.size());
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t bom_;
+  std::size_t byte_;
+  std::size_t chars_ = 0;
+};
+
+// True when the double-quoted scalar written at `raw` uses the escape `\/`: YAML 1.2 added it and
+// libyaml 0.2.5 reads it, but go-yaml v2 (kubectl, the KubeRay operator) refuses it.
+bool has_slash_escape(std::string_view raw) {
+  for (std::size_t i = 0; i + 1 < raw.size(); ++i) {
+    if (raw[i] == '\\') {
+      if (raw[i + 1] == '/') {
+        return true;
+      }
+      ++i;  // the escaped character
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -164,6 +235,7 @@ Result<Document> parse_first_document(std::string_view text, const Limits& limit
   };
   std::vector<Anchor> anchors;
   std::vector<std::pair<Index, std::string>> open;  // collections being filled, with their anchor
+  ByteOffsets offsets(text);
   Event event;
 
   // Appends a node under the innermost open collection (or as the root) and returns its index.
@@ -210,6 +282,25 @@ Result<Document> parse_first_document(std::string_view text, const Limits& limit
         break;
       }
       case YAML_SCALAR_EVENT: {
+        if (e.data.scalar.tag != nullptr && e.data.scalar.length == 0 &&
+            e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE) {
+          // go-yaml v2 reads `,`, `]` and `}` right after a tag as part of the tag.
+          const std::size_t after = offsets.at(e.end_mark.index);
+          if (after < text.size() &&
+              (text[after] == ',' || text[after] == ']' || text[after] == '}')) {
+            return invalid_argument(at(e.start_mark) + ": kubectl reads the `" + text[after] +
+                                    "` right after this tag as part of it; put a value or a "
+                                    "space between them");
+          }
+        }
+        if (e.data.scalar.style == YAML_DOUBLE_QUOTED_SCALAR_STYLE) {
+          const std::size_t begin = offsets.at(e.start_mark.index);
+          if (has_slash_escape(text.substr(begin, offsets.at(e.end_mark.index) - begin))) {
+            return invalid_argument(at(e.start_mark) +
+                                    ": the escape \\/ is YAML 1.2; kubectl's YAML 1.1 refuses "
+                                    "it: write / alone");
+          }
+        }
         Result<Index> i =
             add(is_null_scalar(e) ? Document::Kind::kNull : Document::Kind::kScalar, e.start_mark);
         if (!i.ok()) {
@@ -217,6 +308,7 @@ Result<Document> parse_first_document(std::string_view text, const Limits& limit
         }
         doc.set_text(i.value(),
                      std::string_view(text_of(e.data.scalar.value), e.data.scalar.length));
+        doc.nodes_[i.value()].tag = tag_of(e.data.scalar.tag);
         doc.nodes_[i.value()].plain =
             e.data.scalar.tag == nullptr && e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
         if (e.data.scalar.anchor != nullptr) {
@@ -313,6 +405,7 @@ Result<std::vector<DocumentSpan>> document_spans(std::string_view text, std::siz
     return internal_error("libyaml: parser initialization failed");
   }
   std::vector<DocumentSpan> spans;
+  ByteOffsets offsets(text);
   Event event;
   std::size_t depth = 0;
   for (std::size_t n = 0; n < max_events; ++n) {
@@ -327,8 +420,15 @@ Result<std::vector<DocumentSpan>> document_spans(std::string_view text, std::siz
     } else if (event->type == YAML_SEQUENCE_END_EVENT || event->type == YAML_MAPPING_END_EVENT) {
       --depth;
     } else if (event->type == YAML_DOCUMENT_START_EVENT) {
+      const auto& start = event->data.document_start;
+      if (start.version_directive != nullptr ||
+          start.tag_directives.start != start.tag_directives.end) {
+        // kubectl splits the directive from the document it belongs to, and then refuses it.
+        return invalid_argument(at(event->start_mark) +
+                                ": %YAML and %TAG directives are not supported; remove them");
+      }
       DocumentSpan span;
-      span.begin = std::min(event->start_mark.index, text.size());
+      span.begin = offsets.at(event->start_mark.index);
       // Back to the start of the line, so that the document keeps its columns.
       while (span.begin > 0 && text[span.begin - 1] != '\n') {
         --span.begin;
@@ -336,12 +436,119 @@ Result<std::vector<DocumentSpan>> document_spans(std::string_view text, std::siz
       span.line = event->start_mark.line;
       spans.push_back(span);
     } else if (event->type == YAML_DOCUMENT_END_EVENT && !spans.empty()) {
-      spans.back().end = std::min(std::max(event->end_mark.index, spans.back().begin), text.size());
+      spans.back().end = std::max(offsets.at(event->end_mark.index), spans.back().begin);
     } else if (event->type == YAML_STREAM_END_EVENT) {
       return spans;
     }
   }
   return invalid_argument("more than " + std::to_string(max_events) + " YAML events");
+}
+
+namespace {
+
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+}  // namespace
+
+Result<std::string_view> kubectl_stream(std::string_view text, std::string& storage,
+                                        std::size_t first_line) {
+  if (text.starts_with("\xFE\xFF") || text.starts_with("\xFF\xFE")) {
+    return invalid_argument(
+        "byte offset 0: the text is UTF-16 (it starts with a UTF-16 byte-order mark); save it as "
+        "UTF-8");
+  }
+  std::string_view rest = text;
+  if (rest.starts_with(kUtf8Bom)) {
+    rest.remove_prefix(kUtf8Bom.size());  // kubectl's unicode.BOMOverride
+  }
+  // apimachinery's YAMLReader: a `---` line ends the piece being read and is dropped; when no
+  // line has been read since the last piece ended, it is kept as the first line of the next.
+  std::vector<std::size_t> piece_boms;  // offsets in `rest` of the byte-order marks that go
+  bool piece_empty = true;              // no line read into the current piece yet
+  bool piece_start = true;              // the next line is the first byte of a piece
+  bool in_document = false;             // the piece has content or a `---`: `...` may end it
+  bool blank_text = true;               // nothing but white space so far
+  std::size_t first_tab_line = 0;       // the first line that starts with a tab
+  std::size_t line = first_line;
+  for (std::size_t pos = 0; pos < rest.size(); ++line) {
+    std::size_t eol = rest.find('\n', pos);
+    if (eol == std::string_view::npos) {
+      eol = rest.size();
+    }
+    std::string_view l = rest.substr(pos, eol - pos);
+    pos = eol + 1;
+    const bool at_piece_start = piece_start;
+    piece_start = false;
+    if (l.find_first_not_of(" \t\r\v\f") != std::string_view::npos) {
+      blank_text = false;
+    } else if (l.starts_with('\t') && first_tab_line == 0) {
+      first_tab_line = line;
+    }
+    if (l.starts_with(kUtf8Bom)) {
+      if (!at_piece_start) {
+        return invalid_argument("line " + std::to_string(line) +
+                                ": a byte-order mark starts this line; kubectl reads it as part "
+                                "of the text (it is allowed only at the start of the file or of "
+                                "a document): remove it");
+      }
+      piece_boms.push_back(pos - (l.size() + 1));  // go-yaml drops it as it starts reading
+      l.remove_prefix(kUtf8Bom.size());
+    }
+    if (l.starts_with("---")) {
+      const std::size_t after = l.find_first_not_of(" \t\r\v\f", 3);
+      if (after != std::string_view::npos && l[after] != '#') {
+        return invalid_argument("line " + std::to_string(line) +
+                                ": a line that starts with `---` may hold only white space and a "
+                                "comment after it (kubectl refuses it as a document separator); "
+                                "put the rest on the next line");
+      }
+      if (!piece_empty) {
+        piece_empty = true;
+        piece_start = true;
+        in_document = false;
+        continue;
+      }
+      piece_empty = false;
+      in_document = true;
+      continue;
+    }
+    piece_empty = false;
+    const std::size_t first = l.find_first_not_of(" \t\r\v\f");
+    if (l.starts_with("...") && (l.size() == 3 || blank(l[3]))) {
+      if (!in_document) {
+        return invalid_argument("line " + std::to_string(line) +
+                                ": `...` ends a document that has no content, which kubectl "
+                                "refuses; remove the line");
+      }
+      in_document = false;
+    } else if (first != std::string_view::npos && l[first] != '#') {
+      in_document = true;
+    }
+  }
+  if (blank_text && first_tab_line != 0) {
+    // libyaml reads a text of white space as empty; go-yaml refuses the tab.
+    return invalid_argument("line " + std::to_string(first_tab_line) +
+                            ": found character that cannot start any token (a tab at the start "
+                            "of a line; kubectl refuses it)");
+  }
+  // Its line reader also ends the last line with a line break (a `|+` scalar at the end keeps it).
+  const bool add_break = !rest.empty() && rest.back() != '\n';
+  if (piece_boms.empty() && !add_break) {
+    return rest;
+  }
+  // libyaml would skip the marks too, but count them as a column.
+  storage.clear();
+  storage.reserve(rest.size() + 1);
+  std::size_t from = 0;
+  for (const std::size_t bom : piece_boms) {
+    storage.append(rest.substr(from, bom - from));
+    from = bom + kUtf8Bom.size();
+  }
+  storage.append(rest.substr(from));
+  if (add_break) {
+    storage += '\n';
+  }
+  return std::string_view(storage);
 }
 
 }  // namespace rjg::admission::yaml

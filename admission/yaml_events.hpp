@@ -13,14 +13,15 @@
 #include <string_view>
 #include <vector>
 
+#include "admission/nesting_limit.hpp"
 #include "common/result.hpp"
 
 namespace rjg::admission::yaml {
 
-// Budgets for one parse: events (nodes, aliases included) and nesting depth.
+// Budgets for one parse: events (nodes, aliases included) and nesting depth (nesting_limit.hpp).
 struct Limits {
   std::size_t max_nodes = 100'000;
-  std::size_t max_depth = 1000;
+  std::size_t max_depth = kMaxNestingDepth;
 };
 
 // One parsed YAML document. Node 0 is the root. Values returned by accessors point into the
@@ -28,6 +29,9 @@ struct Limits {
 class Document {
  public:
   enum class Kind : std::uint8_t { kNull, kScalar, kSequence, kMapping };
+  // A scalar's explicit tag: none, one of YAML's standard scalar tags (!!str, !!int, ...), or any
+  // other (a local tag such as !foo, or a standard one go-yaml does not resolve).
+  enum class Tag : std::uint8_t { kNone, kStr, kInt, kFloat, kBool, kNull, kBinary, kOther };
   using Index = std::uint32_t;
   static constexpr Index kNone = static_cast<Index>(-1);
 
@@ -39,6 +43,8 @@ class Document {
   // True for a plain scalar without a tag (aliases resolved): YAML 1.1 resolution applies to it
   // (null, bool, int, float); quoted, block and tagged scalars are strings as written.
   bool plain(Index i) const { return nodes_[resolve(i)].plain; }
+  // The explicit tag of scalar node `i` (aliases resolved); kNone for other kinds.
+  Tag tag(Index i) const { return nodes_[resolve(i)].tag; }
   // Returns the first child of sequence `i` (for a mapping: its first key, followed by that key's
   // value, the next key...), or kNone.
   Index first_child(Index i) const { return nodes_[resolve(i)].first_child; }
@@ -58,6 +64,7 @@ class Document {
   struct Node {
     Kind kind = Kind::kNull;
     bool plain = false;       // a plain, untagged scalar
+    Tag tag = Tag::kNone;
     Index alias_of = kNone;  // for an alias: the anchored node it stands for
     Index first_child = kNone;
     Index last_child = kNone;
@@ -95,24 +102,36 @@ std::string debug_string(const Document& doc);
 // first error, as parse_first_document words it. Cost is linear in the input.
 Status check_stream(std::string_view text, std::size_t max_events = 10'000'000);
 
-// Where one document of a stream lies: text.substr(begin, end - begin) holds exactly it, and
-// `begin` is the start of the line its first event is on (`line` lines precede it).
+// Where one document of a stream lies: text.substr(begin, end - begin) holds exactly it (byte
+// offsets), and `begin` is the start of the line its first event is on (`line` lines precede it).
 struct DocumentSpan {
   std::size_t begin = 0;
   std::size_t end = 0;
   std::size_t line = 0;
 };
 
-// How deep a manifest, policy file or kubeconfig may nest (mappings and sequences), as
-// runtimeEnvYAML on the request path: a real RayJob nests about 15 levels.
-inline constexpr std::size_t kMaxFileDepth = 64;
-
 // Checks the whole stream as check_stream does, and returns the span of every document, so that
-// a caller can hand each document alone to a parser that must not see the others. Nesting deeper
-// than `max_depth` is kInvalidArgument "line L, column C: nesting deeper than N levels (the
-// limit)", found in time linear in the input, before any parser builds a tree.
+// a caller can hand each document alone to a parser that must not see the others. A UTF-8
+// byte-order mark is accepted at the start of the stream and at the start of a line, as kubectl
+// and libyaml accept it; the spans are byte offsets either way. kInvalidArgument: nesting deeper
+// than `max_depth` ("line L, column C: nesting deeper than N levels (the limit)", found in time
+// linear in the input, before any parser builds a tree), %YAML or %TAG directives.
 Result<std::vector<DocumentSpan>> document_spans(std::string_view text,
                                                  std::size_t max_events = 10'000'000,
-                                                 std::size_t max_depth = kMaxFileDepth);
+                                                 std::size_t max_depth = kMaxNestingDepth);
+
+// kubectl's reading of a file's lines before any YAML, for a reader that must see what kubectl
+// sees (apimachinery's document splitter after cli-runtime's byte-order-mark handling): a file
+// is cut into pieces at every line that starts with `---`, and each piece is read alone. Returns
+// the text to parse: `text` without the byte-order marks kubectl drops (at the start of the file
+// and of each piece; libyaml would skip them too, but count them as a column) and ending with a
+// line break (kubectl's line reader adds one to the last line), a view into
+// `text` or into `storage`, which must outlive it. kInvalidArgument "line L: ..." for what kubectl
+// refuses or reads differently from libyaml: a UTF-16 text (save it as UTF-8), a line that starts
+// with `---` followed by more than white space and a comment, a `...` that ends a piece with no
+// content, a byte-order mark at the start of another line (kubectl reads it as text). Linear.
+// `first_line` numbers the first line of `text` in messages.
+Result<std::string_view> kubectl_stream(std::string_view text, std::string& storage,
+                                        std::size_t first_line = 1);
 
 }  // namespace rjg::admission::yaml

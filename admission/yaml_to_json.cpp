@@ -1,12 +1,17 @@
 // YAML -> JSON (see yaml_to_json.hpp).
 #include "admission/yaml_to_json.hpp"
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <optional>
 #include <set>
+
+#include <rapidjson/reader.h>
 
 #include "admission/yaml_events.hpp"
 
@@ -109,6 +114,48 @@ bool is_yaml_style_float(std::string_view s) {
     }
   }
   return i == s.size();
+}
+
+// Well-formed UTF-8 (RFC 3629: no overlongs, surrogates or code points above U+10FFFF).
+bool valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = 0;
+    unsigned char lo = 0x80;
+    unsigned char hi = 0xBF;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      lo = c == 0xE0 ? 0xA0 : 0x80;
+      hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      lo = c == 0xF0 ? 0x90 : 0x80;
+      hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+      return false;
+    }
+    if (i + len > s.size()) {
+      return false;
+    }
+    const auto c1 = static_cast<unsigned char>(s[i + 1]);
+    if (c1 < lo || c1 > hi) {
+      return false;
+    }
+    for (std::size_t k = 2; k < len; ++k) {
+      const auto ck = static_cast<unsigned char>(s[i + k]);
+      if (ck < 0x80 || ck > 0xBF) {
+        return false;
+      }
+    }
+    i += len;
+  }
+  return true;
 }
 
 }  // namespace
@@ -218,9 +265,9 @@ class Converter {
       return invalid_argument(at(d_, node) + ": more than " + std::to_string(kMaxYamlNodes) +
                               " values after expanding aliases");
     }
-    if (depth > json::kMaxDepth) {
+    if (depth > kMaxNestingDepth) {
       return invalid_argument(at(d_, node) + ": nesting deeper than " +
-                              std::to_string(json::kMaxDepth) + " levels");
+                              std::to_string(kMaxNestingDepth) + " levels");
     }
     switch (d_.kind(node)) {
       case Kind::kNull:
@@ -248,13 +295,91 @@ class Converter {
     out.SetString(text.data(), static_cast<rapidjson::SizeType>(text.size()), alloc_);
   }
 
-  Status scalar(Index node, Value& out) {
-    const std::string_view text = d_.scalar(node);
-    if (!d_.plain(node)) {
-      set_string(out, text);
-      return {};
+  // go-yaml v2's reading of scalar node `node`: a plain untagged scalar is resolved (null, bool,
+  // int, float), a quoted or block one is a string. A standard tag resolves the text, quoted or
+  // not, and must agree with it (!!int, !!bool, !!null; !!float takes an int too); !!binary is
+  // decoded from base64 into `text`; !!str and any other tag give the text as written.
+  Result<ResolvedScalar> resolved(Index node, std::string& text) {
+    using Tag = Tree::Tag;
+    text = d_.scalar(node);
+    const Tag tag = d_.tag(node);
+    ResolvedScalar as_string;
+    if (tag == Tag::kStr || tag == Tag::kOther || (tag == Tag::kNone && !d_.plain(node))) {
+      return as_string;
     }
-    const ResolvedScalar r = resolve_plain_scalar(text);
+    if (tag == Tag::kBinary) {
+      RJG_ASSIGN_OR_RETURN(text, base64_decode(node, text));
+      return as_string;
+    }
+    ResolvedScalar r = resolve_plain_scalar(text);
+    if (tag == Tag::kNone) {
+      return r;
+    }
+    using K = ResolvedScalar::Kind;
+    const bool agrees = (tag == Tag::kInt && (r.kind == K::kInt || r.kind == K::kUint)) ||
+                        (tag == Tag::kBool && r.kind == K::kBool) ||
+                        (tag == Tag::kNull && r.kind == K::kNull) ||
+                        (tag == Tag::kFloat && (r.kind == K::kFloat || r.kind == K::kInt));
+    if (!agrees) {
+      return invalid_argument(at(d_, node) + ": \"" + text + "\" does not read as its tag says");
+    }
+    if (tag == Tag::kFloat && r.kind == K::kInt) {
+      r.kind = K::kFloat;
+      r.float_value = static_cast<double>(r.int_value);
+    }
+    return r;
+  }
+
+  // base64.StdEncoding.DecodeString as go-yaml applies it to a !!binary scalar (line breaks
+  // ignored, padding required); the bytes must be UTF-8 text to go into JSON.
+  Result<std::string> base64_decode(Index node, std::string_view in) {
+    std::string out;
+    std::uint32_t acc = 0;
+    int bits = 0;
+    std::size_t chars = 0;
+    std::size_t pad = 0;
+    for (const char c : in) {
+      if (c == '\n' || c == '\r') {
+        continue;
+      }
+      ++chars;
+      int v = -1;
+      if (c >= 'A' && c <= 'Z') {
+        v = c - 'A';
+      } else if (c >= 'a' && c <= 'z') {
+        v = c - 'a' + 26;
+      } else if (c >= '0' && c <= '9') {
+        v = c - '0' + 52;
+      } else if (c == '+') {
+        v = 62;
+      } else if (c == '/') {
+        v = 63;
+      } else if (c == '=') {
+        ++pad;
+        continue;
+      }
+      if (v < 0 || pad > 0) {
+        return invalid_argument(at(d_, node) + ": !!binary value contains invalid base64 data");
+      }
+      acc = (acc << 6) | static_cast<std::uint32_t>(v);
+      bits += 6;
+      if (bits >= 8) {
+        bits -= 8;
+        out += static_cast<char>((acc >> bits) & 0xFF);
+      }
+    }
+    if (chars % 4 != 0 || pad > 2) {
+      return invalid_argument(at(d_, node) + ": !!binary value contains invalid base64 data");
+    }
+    if (!valid_utf8(out)) {
+      return invalid_argument(at(d_, node) + ": !!binary value is not UTF-8 text");
+    }
+    return out;
+  }
+
+  Status scalar(Index node, Value& out) {
+    std::string text;
+    RJG_ASSIGN_OR_RETURN(const ResolvedScalar r, resolved(node, text));
     switch (r.kind) {
       case ResolvedScalar::Kind::kNull:
         out.SetNull();
@@ -287,49 +412,84 @@ class Converter {
     return {};
   }
 
-  // A mapping key as JSON text: sigs.k8s.io/yaml stringifies resolved keys (`on:` -> "true").
+  // A mapping key as JSON text, as sigs.k8s.io/yaml stringifies go-yaml's resolved keys: bools
+  // and ints in decimal, floats as Go's FormatFloat(f, 'g', -1, 32); a null key and an integer
+  // above int64 have no JSON form there and are refused.
   Result<std::string> key_text(Index key) {
     const Kind kind = d_.kind(key);
     if (kind == Kind::kNull) {
-      return std::string("null");
+      return invalid_argument(at(d_, key) + ": a mapping key must not be null");
     }
     if (kind != Kind::kScalar) {
       return invalid_argument(at(d_, key) + ": a mapping key must be a scalar");
     }
-    const std::string text(d_.scalar(key));
-    if (!d_.plain(key)) {
-      return text;
-    }
-    const ResolvedScalar r = resolve_plain_scalar(text);
+    std::string text;
+    RJG_ASSIGN_OR_RETURN(const ResolvedScalar r, resolved(key, text));
     switch (r.kind) {
       case ResolvedScalar::Kind::kNull:
-        return std::string("null");
+        return invalid_argument(at(d_, key) + ": a mapping key must not be null");
       case ResolvedScalar::Kind::kBool:
         return std::string(r.boolean ? "true" : "false");
       case ResolvedScalar::Kind::kInt:
         return std::to_string(r.int_value);
       case ResolvedScalar::Kind::kUint:
-        return std::to_string(r.uint_value);
+        return invalid_argument(at(d_, key) + ": mapping key " + text +
+                                " is an integer above 2^63-1, which kubectl cannot use as a key");
       case ResolvedScalar::Kind::kFloat:
+        return go_float32_key(r.float_value);
       case ResolvedScalar::Kind::kString:
         return text;
     }
     return text;
   }
 
-  Status add_member(const std::string& name, Index key, Index value, Value& out,
-                    std::set<std::string>& seen, bool from_merge, std::size_t depth) {
-    if (!seen.insert(name).second) {
-      if (from_merge) {
-        return {};  // explicit keys win over merged ones
-      }
-      return invalid_argument(at(d_, key) + ": duplicate key \"" + name + "\"");
+  // strconv.FormatFloat(f, 'g', -1, 32): the shortest digits that read back as the same float32,
+  // in %e form when the exponent is below -4 or at least 6 (Go's shortest 'g' decides with
+  // precision 6), with a two-digit signed exponent; .inf/-.inf/.nan as sigs.k8s.io/yaml writes
+  // them.
+  static std::string go_float32_key(double value) {
+    if (std::isnan(value)) {
+      return ".nan";
     }
-    Value v;
-    RJG_RETURN_IF_ERROR(convert(value, v, depth + 1));
-    out.AddMember(Value(name.data(), static_cast<rapidjson::SizeType>(name.size()), alloc_), v,
-                  alloc_);
-    return {};
+    if (std::isinf(value)) {
+      return value > 0 ? ".inf" : "-.inf";
+    }
+    char buf[64];
+    const auto res = std::to_chars(buf, buf + sizeof buf, static_cast<float>(value),
+                                   std::chars_format::scientific);
+    std::string sci(buf, res.ptr);  // d[.ddd]e[+-]XX
+    const std::size_t e = sci.find('e');
+    const int exp = std::stoi(sci.substr(e + 1));
+    std::string mantissa = sci.substr(0, e);
+    const bool negative = mantissa[0] == '-';
+    if (negative) {
+      mantissa.erase(0, 1);
+    }
+    std::string digits;
+    for (char c : mantissa) {
+      if (c != '.') {
+        digits += c;
+      }
+    }
+    std::string out = negative ? "-" : "";
+    if (exp < -4 || exp >= 6) {
+      out += digits.substr(0, 1);
+      if (digits.size() > 1) {
+        out += "." + digits.substr(1);
+      }
+      out += exp < 0 ? "e-" : "e+";
+      const std::string e_digits = std::to_string(exp < 0 ? -exp : exp);
+      out += (e_digits.size() < 2 ? "0" : "") + e_digits;
+      return out;
+    }
+    if (exp < 0) {
+      return out + "0." + std::string(static_cast<std::size_t>(-exp - 1), '0') + digits;
+    }
+    const auto point = static_cast<std::size_t>(exp) + 1;
+    if (digits.size() <= point) {
+      return out + digits + std::string(point - digits.size(), '0');
+    }
+    return out + digits.substr(0, point) + "." + digits.substr(point);
   }
 
   // Calls fn(key, value) for every entry of mapping `map`.
@@ -346,40 +506,94 @@ class Converter {
     return {};
   }
 
+  bool is_merge_key(Index k) const {
+    return d_.kind(k) == Kind::kScalar && d_.plain(k) && d_.scalar(k) == "<<";
+  }
+
+  // The mappings a `<<` value names: itself, or each item of a list.
+  Result<std::vector<Index>> merge_sources(Index merge) const {
+    std::vector<Index> sources;
+    if (d_.kind(merge) == Kind::kMapping) {
+      sources.push_back(merge);
+    } else if (d_.kind(merge) == Kind::kSequence) {
+      for (Index s = d_.first_child(merge); s != Tree::kNone; s = d_.next(s)) {
+        sources.push_back(s);
+      }
+    }
+    if (sources.empty()) {
+      return invalid_argument(at(d_, merge) +
+                              ": map merge requires a mapping or a list of mappings");
+    }
+    for (const Index src : sources) {
+      if (d_.kind(src) != Kind::kMapping) {
+        return invalid_argument(at(d_, src) +
+                                ": map merge requires a mapping or a list of mappings");
+      }
+    }
+    return sources;
+  }
+
+  // go-yaml v2 (kubectl) applies each `<<` merge where it stands: the merged mappings (of a list:
+  // the earlier one wins) set their keys over what earlier merges set, and the entries after it
+  // override the merged keys. A key that two explicit entries set, and an explicit key that a
+  // later merge sets again (kubectl keeps the merged value, YAML's merge spec the explicit one),
+  // are refused: which value was meant would be a guess.
   Status mapping(Index node, Value& out, std::size_t depth) {
-    out.SetObject();
-    std::set<std::string> seen;
-    std::vector<Index> merges;
-    RJG_RETURN_IF_ERROR(each_entry(node, [&](Index k, Index v) -> Status {
-      if (d_.kind(k) == Kind::kScalar && d_.plain(k) && d_.scalar(k) == "<<") {
-        merges.push_back(v);
+    struct Member {
+      std::string name;
+      Value value;
+      bool explicit_key;
+    };
+    std::vector<Member> members;
+    std::map<std::string, std::size_t, std::less<>> where;
+    auto entry = [&](Index k, Index v) -> Status {
+      if (!is_merge_key(k)) {
+        RJG_ASSIGN_OR_RETURN(std::string name, key_text(k));
+        const auto it = where.find(name);
+        if (it != where.end() && members[it->second].explicit_key) {
+          return invalid_argument(at(d_, k) + ": duplicate key \"" + name + "\"");
+        }
+        Value value;
+        RJG_RETURN_IF_ERROR(convert(v, value, depth + 1));
+        if (it != where.end()) {
+          members[it->second].value = std::move(value);  // overrides a merged key
+          members[it->second].explicit_key = true;
+        } else {
+          where.emplace(name, members.size());
+          members.push_back({std::move(name), std::move(value), true});
+        }
         return {};
       }
-      RJG_ASSIGN_OR_RETURN(const std::string name, key_text(k));
-      return add_member(name, k, v, out, seen, false, depth);
-    }));
-    for (const Index m : merges) {
-      std::vector<Index> sources;
-      if (d_.kind(m) == Kind::kMapping) {
-        sources.push_back(m);
-      } else if (d_.kind(m) == Kind::kSequence) {
-        for (Index s = d_.first_child(m); s != Tree::kNone; s = d_.next(s)) {
-          sources.push_back(s);
-        }
-      }
-      if (sources.empty()) {
-        return invalid_argument(at(d_, m) + ": map merge requires a mapping or a list of mappings");
-      }
+      RJG_ASSIGN_OR_RETURN(const std::vector<Index> sources, merge_sources(v));
+      std::set<std::string, std::less<>> merged;
       for (const Index src : sources) {
-        if (d_.kind(src) != Kind::kMapping) {
-          return invalid_argument(at(d_, src) +
-                                  ": map merge requires a mapping or a list of mappings");
+        Value from;
+        RJG_RETURN_IF_ERROR(mapping(src, from, depth));
+        for (auto m = from.MemberBegin(); m != from.MemberEnd(); ++m) {
+          std::string name(m->name.GetString(), m->name.GetStringLength());
+          if (!merged.insert(name).second) {
+            continue;  // an earlier mapping of this merge set it: that one wins
+          }
+          const auto it = where.find(name);
+          if (it == where.end()) {
+            where.emplace(name, members.size());
+            members.push_back({std::move(name), Value(m->value, alloc_), false});
+          } else if (members[it->second].explicit_key) {
+            return invalid_argument(at(d_, v) + ": duplicate key \"" + name +
+                                    "\": set before this `<<` merge and again by it (kubectl "
+                                    "would take the merged value); set it once");
+          } else {
+            members[it->second].value = Value(m->value, alloc_);  // a later merge wins
+          }
         }
-        RJG_RETURN_IF_ERROR(each_entry(src, [&](Index k, Index v) -> Status {
-          RJG_ASSIGN_OR_RETURN(const std::string name, key_text(k));
-          return add_member(name, k, v, out, seen, true, depth);
-        }));
       }
+      return {};
+    };
+    RJG_RETURN_IF_ERROR(each_entry(node, entry));
+    out.SetObject();
+    for (Member& m : members) {
+      out.AddMember(Value(m.name.data(), static_cast<rapidjson::SizeType>(m.name.size()), alloc_),
+                    m.value, alloc_);
     }
     return {};
   }
@@ -391,22 +605,133 @@ class Converter {
 
 }  // namespace
 
+namespace {
+
+// The first key of `v` (recursively) that appears twice in one object, or nullptr.
+const Value* duplicate_key(const Value& v) {
+  if (v.IsArray()) {
+    for (const Value& item : v.GetArray()) {
+      if (const Value* d = duplicate_key(item)) {
+        return d;
+      }
+    }
+  }
+  if (v.IsObject()) {
+    std::set<std::string_view> seen;
+    for (auto m = v.MemberBegin(); m != v.MemberEnd(); ++m) {
+      if (!seen.insert(json::key_of(*m)).second) {
+        return &m->name;
+      }
+      if (const Value* d = duplicate_key(m->value)) {
+        return d;
+      }
+    }
+  }
+  return nullptr;
+}
+
+int line_at(std::string_view text, std::size_t pos) {
+  return 1 + static_cast<int>(
+                 std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(pos), '\n'));
+}
+
+// kubectl's YAMLOrJSONDecoder reads a stream that starts (after white space) with `{` as JSON
+// values first (encoding/json's decoder, one after the other), and only when the next value is
+// not JSON goes on as YAML from there: after one JSON value, from the next line; after two or
+// more, it stops with an error. Reads those JSON values into `out` (each with our JSON reader's
+// checks, and duplicate keys refused, as everywhere here) and returns where the YAML goes on
+// (text.size() when nothing is left).
+Result<std::size_t> leading_json(std::string_view text, std::vector<YamlDocument>& out) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  std::size_t pos = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
+  const std::string copy(text);  // RapidJSON's reader wants a NUL-terminated text
+  while (true) {
+    const std::size_t start = text.find_first_not_of(kSpace, pos);
+    if (start == std::string_view::npos) {
+      return out.empty() ? std::size_t{0} : text.size();  // blank: the YAML reader judges it
+    }
+    if (out.empty() && text[start] != '{') {
+      return std::size_t{0};
+    }
+    rapidjson::StringStream in(copy.c_str() + start);
+    rapidjson::BaseReaderHandler<> handler;
+    rapidjson::Reader reader;
+    const bool is_json = !reader.Parse<rapidjson::kParseStopWhenDoneFlag>(in, handler).IsError();
+    if (!is_json) {
+      if (out.empty()) {
+        return std::size_t{0};
+      }
+      if (out.size() > 1) {
+        return invalid_argument("YAML error at line " + std::to_string(line_at(text, start)) +
+                                ": the file starts with JSON values, and kubectl reads it as "
+                                "JSON to the end; this is not JSON");
+      }
+      // The YAML goes on after the white space up to the end of the JSON value's line.
+      std::size_t next = pos;
+      while (next < text.size() && (text[next] == ' ' || text[next] == '\t' ||
+                                    text[next] == '\r' || text[next] == '\n')) {
+        if (text[next++] == '\n') {
+          break;
+        }
+      }
+      return next;
+    }
+    const std::size_t end = start + in.Tell();
+    Result<json::Document> doc = json::parse(text.substr(start, end - start));
+    if (!doc.ok()) {
+      return invalid_argument("JSON error at line " + std::to_string(line_at(text, start)) + ": " +
+                              doc.error().message);
+    }
+    if (const Value* key = duplicate_key(doc.value())) {
+      return invalid_argument("JSON error at line " + std::to_string(line_at(text, start)) +
+                              ": duplicate key \"" +
+                              std::string(key->GetString(), key->GetStringLength()) + "\"");
+    }
+    YamlDocument d;
+    d.line = line_at(text, start);
+    d.doc.Swap(doc.value());
+    out.push_back(std::move(d));
+    pos = end;
+  }
+}
+
+}  // namespace
+
 Result<std::vector<YamlDocument>> yaml_to_json(std::string_view text) {
+  std::vector<YamlDocument> out;
+  RJG_ASSIGN_OR_RETURN(const std::size_t yaml_from, leading_json(text, out));
+  if (yaml_from == text.size()) {
+    return out;
+  }
+  // Lines before the YAML stay as empty lines (line numbers stay true); the YAML itself is read
+  // as kubectl's splitter reads a fresh stream.
+  const std::string before(static_cast<std::size_t>(line_at(text, yaml_from) - 1), '\n');
   // libyaml checks the syntax of the whole stream (and bounds its nesting) and says where each
   // document is; each document is then read alone into libyaml's event tree (yaml_events.hpp),
   // which keeps scalar style and tags, and aliases as references. The lines before a document
   // are kept as empty lines, so that lines and columns (in messages, and YamlDocument::line)
   // stay true.
+  std::string storage;
+  Result<std::string_view> stream =
+      yaml::kubectl_stream(text.substr(yaml_from), storage, before.size() + 1);
+  if (!stream.ok()) {
+    return invalid_argument("YAML error at " + stream.error().message);
+  }
+  std::string prefixed;
+  text = stream.value();
+  if (!before.empty()) {
+    prefixed = before + std::string(text);
+    text = prefixed;
+  }
   Result<std::vector<yaml::DocumentSpan>> spans = yaml::document_spans(text);
   if (!spans.ok()) {
     return invalid_argument("YAML error at " + spans.error().message);
   }
-  std::vector<YamlDocument> out;
   for (const yaml::DocumentSpan& span : spans.value()) {
     std::string document(span.line, '\n');
     document.append(text.substr(span.begin, span.end - span.begin));
     Result<Tree> parsed =
-        yaml::parse_first_document(document, yaml::Limits{kMaxYamlNodes, yaml::kMaxFileDepth});
+        yaml::parse_first_document(document, yaml::Limits{kMaxYamlNodes, kMaxNestingDepth});
     if (!parsed.ok()) {
       return invalid_argument("YAML error at " + parsed.error().message);
     }

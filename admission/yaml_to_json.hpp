@@ -37,7 +37,7 @@ struct YamlDocument {
 
 // Converts every non-empty document of `text`. Errors (kInvalidArgument) carry "line L, column C":
 // YAML syntax errors, duplicate keys, non-scalar mapping keys, .inf/.nan (JSON cannot hold them),
-// more than kMaxYamlNodes values after alias expansion, nesting deeper than json::kMaxDepth.
+// more than kMaxYamlNodes values after alias expansion, nesting deeper than kMaxNestingDepth (nesting_limit.hpp).
 Result<std::vector<YamlDocument>> yaml_to_json(std::string_view text);
 
 // Cap on values produced from one file, so that alias chains ("billion laughs") cannot explode.

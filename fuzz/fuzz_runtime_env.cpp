@@ -50,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(!rjg::admission::yaml::check_stream(text).ok());
   }
   // The one reader (libyaml) gives the same answer twice: nothing depends on hidden state.
-  constexpr rjg::admission::yaml::Limits kLimits{10'000, 64};
+  constexpr rjg::admission::yaml::Limits kLimits{10'000, rjg::admission::kMaxNestingDepth};
   const auto first = rjg::admission::yaml::parse_first_document(text, kLimits);
   const auto second = rjg::admission::yaml::parse_first_document(text, kLimits);
   FUZZ_CHECK(first.ok() == second.ok());

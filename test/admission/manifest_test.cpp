@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "admission/check.hpp"
 
 namespace rjg::admission {
@@ -99,6 +103,49 @@ TEST(Manifest, EmptyAndCommentOnlyFilesHoldNoObject) {
     ASSERT_TRUE(objects.ok()) << text;
     EXPECT_TRUE(objects.value().empty()) << text;
   }
+}
+
+// Issue 23: multi-byte characters in comments, keys and values, a byte-order mark and CRLF line
+// ends must not change which objects a multi-document manifest holds, nor their values: each
+// variant reads as its ASCII twin (the old reader cut or shifted documents after such text).
+TEST(Manifest, MultiByteTextKeepsEveryObject) {
+  const std::string dash = "\xE2\x80\x94";
+  const std::string ascii =
+      "# -- tenant a --\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n"
+      "data: {note: plain}\n---\n# --\napiVersion: ray.io/v1\nkind: RayJob\n"
+      "metadata: {name: job}\nspec: {backoffLimit: 0}\n";
+  const std::vector<std::pair<std::string, std::string>> variants = {
+      {"3-byte comments", "# " + dash + dash + " tenant a " + dash + dash +
+                              "\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm}\n"
+                              "data: {note: plain}\n---\n# " + dash +
+                              "\napiVersion: ray.io/v1\nkind: RayJob\n"
+                              "metadata: {name: job}\nspec: {backoffLimit: 0}\n"},
+      {"2- and 4-byte comments",
+       "# \xC3\xA9quipe \xF0\x9F\x98\x80\n" + ascii.substr(ascii.find('\n') + 1)},
+      {"byte-order mark", "\xEF\xBB\xBF" + ascii},
+      {"CRLF", [&] {
+         std::string crlf;
+         for (char c : ascii) {
+           crlf += c == '\n' ? std::string("\r\n") : std::string(1, c);
+         }
+         return crlf;
+       }()},
+  };
+  for (const auto& [name, text] : variants) {
+    auto m = read_manifests(text);
+    ASSERT_TRUE(m.ok()) << name << ": " << m.error().message;
+    ASSERT_EQ(m.value().size(), 2u) << name;
+    EXPECT_EQ(m.value()[0].kind, "ConfigMap") << name;
+    EXPECT_EQ(std::string(m.value()[0].doc["data"]["note"].GetString()), "plain") << name;
+    ASSERT_TRUE(is_rayjob_manifest(m.value()[1])) << name;
+    EXPECT_EQ(std::string(m.value()[1].doc["metadata"]["name"].GetString()), "job") << name;
+    EXPECT_EQ(m.value()[1].doc["spec"]["backoffLimit"].GetInt(), 0) << name;
+  }
+  // A multi-byte value is kept as written.
+  auto v = read_manifests("apiVersion: v1\nkind: ConfigMap\ndata: {note: \"caf\xC3\xA9 " + dash +
+                          "\"}\n");
+  ASSERT_TRUE(v.ok()) << v.error().message;
+  EXPECT_EQ(std::string(v.value()[0].doc["data"]["note"].GetString()), "caf\xC3\xA9 " + dash);
 }
 
 TEST(Check, RayJobWithoutNameGetsARemark) {

@@ -92,6 +92,11 @@ INSTANTIATE_TEST_SUITE_P(
             "rules.no-such-rule: unknown rule id"},
         Bad{"rules: {quota-fit: loud}\n", ErrorCode::kInvalidArgument,
             "rules.quota-fit: expected enforce, warn or off"},
+        Bad{"rules: {quota-fit: on}\n", ErrorCode::kInvalidArgument,
+            "rules.quota-fit: true (YAML reads an unquoted on, yes, y or true so) is not an "
+            "action; write enforce, warn or off"},
+        Bad{"rules: {quota-fit: 1}\n", ErrorCode::kInvalidArgument,
+            "rules.quota-fit: expected enforce, warn or off"},
         Bad{"images: {allow: \"*\"}\n", ErrorCode::kInvalidArgument,
             "images.allow: expected an array of strings"},
         Bad{"images: {deny: [{pattern: \"x:*\"}]}\n", ErrorCode::kInvalidArgument,
@@ -209,6 +214,46 @@ TEST(PolicyFile, LoadMissingFileIsUnavailable) {
   Result<LoadedPolicy> p = load_policy_file("does-not-exist/policy.yaml");
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, ErrorCode::kUnavailable);
+}
+
+// `off` unquoted is YAML 1.1's boolean false (kubectl reads it so, and so does the policy
+// reader): it is the action off, as the docs write it. Quoted, it is the string "off".
+TEST(PolicyFile, UnquotedOffTurnsARuleOff) {
+  for (const char* rules : {"rules: {image-pinned: off}\n", "rules:\n  image-pinned: off\n",
+                            "rules: {image-pinned: \"off\"}\n", "rules: {image-pinned: false}\n"}) {
+    Result<LoadedPolicy> p = decode_policy(std::string(kHeader) + rules);
+    ASSERT_TRUE(p.ok()) << rules << p.error().message;
+    EXPECT_EQ(p.value().config.action(RuleId::kImagePinned), RuleAction::kOff) << rules;
+  }
+}
+
+// Issue 23: a multi-byte character (or a byte-order mark) before the last setting once made the
+// reader cut the policy short by the number of extra bytes, so this policy was read with the
+// allow pattern "registry.corp/*" (any image of the registry) instead of
+// "registry.corp/*:2.52.0". Each variant must read exactly as its ASCII twin.
+TEST(PolicyFile, MultiByteCommentsDoNotChangeThePolicy) {
+  const std::string body =
+      "lifecycle:\n  maxActiveDeadlineSeconds: 3600\nrules:\n  image-pinned: enforce\n"
+      "images:\n  allow:\n    - registry.corp/*:2.52.0\n";
+  Result<LoadedPolicy> ascii =
+      decode_policy(std::string(kHeader) + "# -- platform team --\n" + body);
+  ASSERT_TRUE(ascii.ok()) << ascii.error().message;
+  ASSERT_EQ(ascii.value().config.images.allow, std::vector<std::string>{"registry.corp/*:2.52.0"});
+  EXPECT_EQ(ascii.value().config.lifecycle.max_active_deadline_seconds, 3600);
+  const std::string dash = "\xE2\x80\x94";
+  for (const std::string& text : {
+           std::string(kHeader) + "# " + dash + dash + " platform team " + dash + dash + "\n" +
+               body,
+           std::string(kHeader) + "# \xC3\xA9quipe \xF0\x9F\x98\x80\n" + body,
+           "\xEF\xBB\xBF" + std::string(kHeader) + "# -- platform team --\n" + body,
+           std::string(kHeader) + "# -- platform team --\r\n" + body,
+       }) {
+    Result<LoadedPolicy> p = decode_policy(text);
+    ASSERT_TRUE(p.ok()) << text << "\n" << p.error().message;
+    EXPECT_EQ(p.value().config.images.allow, ascii.value().config.images.allow) << text;
+    EXPECT_EQ(p.value().config.lifecycle.max_active_deadline_seconds, 3600) << text;
+    EXPECT_EQ(p.value().hash, ascii.value().hash) << text;
+  }
 }
 
 }  // namespace

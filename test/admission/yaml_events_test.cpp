@@ -160,5 +160,135 @@ TEST(YamlEvents, RuntimeEnvLeadingCommaIsInvalid) {
   EXPECT_NE(env.parse_error.find("line 1, column 1"), std::string::npos) << env.parse_error;
 }
 
+// document_spans gives byte offsets: libyaml's marks count characters (and not a leading
+// byte-order mark), which once cut documents short or shifted them whenever a comment, key or
+// value held a multi-byte character. Each span must hold exactly its document's bytes.
+struct SpanRow {
+  const char* name;
+  std::string text;
+  std::vector<std::string> documents;  // text.substr(begin, end - begin) of each span
+};
+
+TEST(YamlEvents, DocumentSpansAreByteOffsets) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::vector<SpanRow> rows = {
+      {"ascii", "a: 1\n---\nb: 2\n", {"a: 1\n", "---\nb: 2\n"}},
+      {"2-byte comment", "a: 1 # caf\xC3\xA9\n---\nb: 2\n",
+       {"a: 1 # caf\xC3\xA9\n", "---\nb: 2\n"}},
+      {"3-byte dash comment", "# \xE2\x80\x94\xE2\x80\x94\na: 1\n---\nb: 2\n",
+       {"a: 1\n", "---\nb: 2\n"}},
+      {"4-byte key and value", "\xF0\x9F\x98\x80: \xF0\x9F\x98\x81\n---\nb: 2\n",
+       {"\xF0\x9F\x98\x80: \xF0\x9F\x98\x81\n", "---\nb: 2\n"}},
+      {"CRLF", "a: \xC3\xA9\r\n---\r\nb: 2\r\n", {"a: \xC3\xA9\r\n", "---\r\nb: 2\r\n"}},
+      {"leading byte-order mark", bom + "a: 1\n---\nb: \xC3\xA9\n",
+       {bom + "a: 1\n", "---\nb: \xC3\xA9\n"}},
+      {"byte-order mark before a later document", "a: 1\n---\n" + bom + "b: 2\n",
+       {"a: 1\n", "---\n" + bom + "b: 2\n"}},
+  };
+  for (const SpanRow& row : rows) {
+    auto spans = document_spans(row.text);
+    ASSERT_TRUE(spans.ok()) << row.name << ": " << spans.error().message;
+    ASSERT_EQ(spans.value().size(), row.documents.size()) << row.name;
+    for (std::size_t i = 0; i < row.documents.size(); ++i) {
+      const DocumentSpan& s = spans.value()[i];
+      EXPECT_EQ(row.text.substr(s.begin, s.end - s.begin), row.documents[i])
+          << row.name << " #" << i;
+    }
+  }
+}
+
+// The byte offsets come from one forward pass: a stream of many documents full of multi-byte
+// characters is read in time linear in its size (a rescan per document would be quadratic).
+TEST(YamlEvents, DocumentSpansOfManyMultiByteDocuments) {
+  std::string text;
+  const std::string doc = "k\xC3\xA9y: \xE2\x80\x94 # \xF0\x9F\x98\x80\n---\n";
+  for (int i = 0; i < 20'000; ++i) {
+    text += doc;
+  }
+  auto spans = document_spans(text);
+  ASSERT_TRUE(spans.ok()) << spans.error().message;
+  ASSERT_EQ(spans.value().size(), 20'001u);  // the last `---` opens an empty document
+  const DocumentSpan& last_full = spans.value()[19'999];
+  EXPECT_EQ(text.substr(last_full.begin, last_full.end - last_full.begin),
+            "---\n" + doc.substr(0, doc.size() - 4));
+}
+
+// kubectl_stream: what apimachinery's splitter (kubectl's) refuses or reads differently from
+// libyaml is refused, with the line; the byte-order marks kubectl drops are dropped.
+TEST(YamlEvents, KubectlStream) {
+  struct Row {
+    const char* name;
+    std::string text;
+    std::string out;  // the text to parse, or the error's start
+  };
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::vector<Row> rows = {
+      {"separators with comments", "--- # first\na: 1\n---  \t# c\nb: 2\n---\r\nc: 3\n",
+       "--- # first\na: 1\n---  \t# c\nb: 2\n---\r\nc: 3\n"},
+      {"mark at the start", bom + "a: 1\n", "a: 1\n"},
+      {"no final line break", "a: |+\n  x", "a: |+\n  x\n"},
+      {"only a tab", "\n\t\n", "ERROR line 2: found character that cannot start any token"},
+      {"only spaces", " \n  \n", " \n  \n"},
+      {"mark at the start of a document", "a: 1\n---\n" + bom + "- b\n", "a: 1\n---\n- b\n"},
+      {"mark inside a value", "a: x" + bom + "y\n", "a: x" + bom + "y\n"},
+      {"content after ---", "a: 1\n--- {b: 2}\n", "ERROR line 2: a line that starts with `---`"},
+      {"content on the first ---", "--- a: 1\n", "ERROR line 1: a line that starts with `---`"},
+      {"block scalar on ---", "a: 1\n--- |\n  y\n", "ERROR line 2: a line that starts with `---`"},
+      {"key that starts with ---", "---x: 1\n", "ERROR line 1: a line that starts with `---`"},
+      {"four dashes", "a: 1\n----\n", "ERROR line 2: a line that starts with `---`"},
+      {"after the mark", bom + "--- 1\n", "ERROR line 1: a line that starts with `---`"},
+      {"mark on a later line", "a: 1\n# c\n" + bom + "b: 2\n", "ERROR line 3: a byte-order mark"},
+      {"mark after a comment in a document", "---\n# c\n" + bom + "b: 2\n",
+       "ERROR line 3: a byte-order mark"},
+      {"empty document ended", "a: 1\n---\n# c\n...\n", "ERROR line 4: `...` ends a document"},
+      {"empty document ended after its ---", "---\n# c\n...\n---\na: 1\n",
+       "---\n# c\n...\n---\na: 1\n"},
+      {"mark after the first ---", "---\n" + bom + "a: 1\n", "ERROR line 2: a byte-order mark"},
+      {"mark before a ---", "a: 1\n---\n" + bom + "---\nb: 2\n", "a: 1\n---\n---\nb: 2\n"},
+      {"UTF-16LE", std::string("\xFF\xFE" "a\0:\0 \0" "1\0", 10),
+       "ERROR byte offset 0: the text is UTF-16"},
+      {"UTF-16BE", std::string("\xFE\xFF\0a", 4), "ERROR byte offset 0: the text is UTF-16"},
+  };
+  for (const Row& row : rows) {
+    std::string storage;
+    auto out = kubectl_stream(row.text, storage);
+    if (row.out.starts_with("ERROR ")) {
+      ASSERT_FALSE(out.ok()) << row.name;
+      EXPECT_EQ(out.error().message.rfind(row.out.substr(6), 0), 0u)
+          << row.name << ": " << out.error().message;
+    } else {
+      ASSERT_TRUE(out.ok()) << row.name << ": " << out.error().message;
+      EXPECT_EQ(out.value(), row.out) << row.name;
+    }
+  }
+}
+
+TEST(YamlEvents, DirectivesAreRefused) {
+  auto directive = document_spans("%YAML 1.1\n---\na: 1\n");
+  ASSERT_FALSE(directive.ok());
+  EXPECT_NE(directive.error().message.find("directives are not supported"), std::string::npos);
+}
+
+// go-yaml v2 (kubectl, the operator) does not know YAML 1.2's escape \/, which libyaml 0.2.5 reads.
+TEST(YamlEvents, SlashEscapeIsRefused) {
+  auto doc = parse_first_document("a: \"x\\/y\"\n");
+  ASSERT_FALSE(doc.ok());
+  EXPECT_EQ(doc.error().message.rfind("line 1, column 4: the escape \\/ is YAML 1.2", 0), 0u)
+      << doc.error().message;
+  EXPECT_TRUE(parse_first_document("a: \"x\\\\/y\"\nb: 'x\\/y'\n").ok());
+}
+
+// go-yaml v2 reads a `,` right after a tag as part of the tag ("[!!str, a]" is ["a"]
+// there): refused; a space after the tag reads the same in both.
+TEST(YamlEvents, TagRightBeforeAFlowIndicatorIsRefused) {
+  for (const char* text : {"[!!str, a]\n", "{a: !!str, b: 1}\n", "[a, !x, b]\n"}) {
+    auto doc = parse_first_document(text);
+    ASSERT_FALSE(doc.ok()) << text;
+    EXPECT_NE(doc.error().message.find("right after this tag as part of it"), std::string::npos)
+        << doc.error().message;
+  }
+  EXPECT_TRUE(parse_first_document("[!!str , a, !!null '', b]\n").ok());
+}
+
 }  // namespace
 }  // namespace rjg::admission::yaml

@@ -132,5 +132,163 @@ TEST(YamlToJson, ResolvePlainScalarDirectly) {
   EXPECT_EQ(resolve_plain_scalar("-").kind, ResolvedScalar::Kind::kString);
 }
 
+// A multi-byte character anywhere (comment, key, value; 2, 3 and 4 bytes), a byte-order mark or
+// CRLF line ends must not change what is read: each text reads as its ASCII twin does, with the
+// same characters in the values. The old reader sliced documents with libyaml's character counts
+// as byte offsets and read other values or documents from such files.
+struct TwinRow {
+  const char* name;
+  std::string text;
+  std::string json;  // every document, one per line
+};
+
+std::string all_json(const std::string& text) {
+  auto docs = yaml_to_json(text);
+  if (!docs.ok()) {
+    return "ERROR: " + docs.error().message;
+  }
+  std::string out;
+  for (const YamlDocument& d : docs.value()) {
+    out += to_json(d.doc) + "\n";
+  }
+  return out;
+}
+
+TEST(YamlToJson, MultiByteTextReadsAsWritten) {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string dash = "\xE2\x80\x94";       // 3 bytes
+  const std::string e_acute = "\xC3\xA9";        // 2 bytes
+  const std::string emoji = "\xF0\x9F\x98\x80";  // 4 bytes
+  const std::vector<TwinRow> rows = {
+      {"comments before later documents",
+       "# " + dash + " tenant " + e_acute + "\nkind: ConfigMap # " + emoji + "\n---\n# " + dash +
+           dash + "\nkind: RayJob\nspec: {backoffLimit: 0}\n---\nkind: Secret\n",
+       "{\"kind\":\"ConfigMap\"}\n{\"kind\":\"RayJob\",\"spec\":{\"backoffLimit\":0}}\n"
+       "{\"kind\":\"Secret\"}\n"},
+      {"last value of a single document",
+       "# " + dash + dash + dash + dash + "\nimages:\n  allow:\n    - registry.corp/*:2.52.0\n",
+       "{\"images\":{\"allow\":[\"registry.corp/*:2.52.0\"]}}\n"},
+      {"keys and values", "k" + e_acute + ": v" + emoji + "\n" + dash + ": [" + e_acute + "]\n",
+       "{\"k" + e_acute + "\":\"v" + emoji + "\",\"" + dash + "\":[\"" + e_acute + "\"]}\n"},
+      {"block scalar", "a: |\n  " + emoji + " line\n  " + dash + "\nb: 1\n",
+       "{\"a\":\"" + emoji + " line\\n" + dash + "\\n\",\"b\":1}\n"},
+      {"CRLF", "a: 1 # " + e_acute + "\r\n---\r\nb: " + dash + "\r\n",
+       "{\"a\":1}\n{\"b\":\"" + dash + "\"}\n"},
+      {"byte-order mark", bom + "a: 1\n---\nb: 2\n", "{\"a\":1}\n{\"b\":2}\n"},
+      {"byte-order mark and multi-byte comment", bom + "# " + dash + "\na: 1\nb: 2\n",
+       "{\"a\":1,\"b\":2}\n"},
+      {"byte-order mark before a later document", "a: 1\n---\n" + bom + "b: 2\n",
+       "{\"a\":1}\n{\"b\":2}\n"},
+  };
+  for (const TwinRow& row : rows) {
+    EXPECT_EQ(all_json(row.text), row.json) << row.name;
+  }
+}
+
+TEST(YamlToJson, LinesCountWithMultiByteText) {
+  auto docs = yaml_to_json("# \xE2\x80\x94\na: 1\n---\n# \xF0\x9F\x98\x80\nb: 2\n");
+  ASSERT_TRUE(docs.ok()) << docs.error().message;
+  ASSERT_EQ(docs.value().size(), 2u);
+  EXPECT_EQ(docs.value()[0].line, 2);
+  EXPECT_EQ(docs.value()[1].line, 5);
+  auto bad = yaml_to_json("# \xE2\x80\x94\na: 1\n---\nb: [\xC3\xA9\n");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("line 5"), std::string::npos) << bad.error().message;
+}
+
+// kubectl's document splitter cuts at `---` lines and reads the first document of each piece, so
+// a document after `...` with no `---` line is dropped by kubectl without a word. libyaml (and
+// so this reader) refuses it: a later document must start with `---`.
+TEST(YamlToJson, DocumentAfterEndMarkerNeedsItsSeparator) {
+  auto docs = yaml_to_json("a: 1\n...\nb: 2\n");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.error().message,
+            "YAML error at line 3, column 1: did not find expected <document start>");
+  EXPECT_EQ(all_json("a: 1\n...\n# nothing after it\n"), "{\"a\":1}\n");
+  EXPECT_EQ(all_json("--- # first\na: 1\n...\n--- # second\nb: 2\n"), "{\"a\":1}\n{\"b\":2}\n");
+}
+
+// Keys as sigs.k8s.io/yaml stringifies go-yaml's resolved keys (each row checked against it by
+// the differential test's reference): floats as Go's FormatFloat(f, 'g', -1, 32); null keys and
+// integers above int64 have no JSON form there.
+TEST(YamlToJson, KeysAsKubectlWritesThem) {
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {"1.0: a\n", "{\"1\":\"a\"}\n"},
+      {"1e20: a\n", "{\"1e+20\":\"a\"}\n"},
+      {"1000000.0: a\n", "{\"1e+06\":\"a\"}\n"},
+      {"123456.0: a\n", "{\"123456\":\"a\"}\n"},
+      {"1234567.0: a\n", "{\"1.234567e+06\":\"a\"}\n"},
+      {"0.0001: a\n", "{\"0.0001\":\"a\"}\n"},
+      {"0.00001: a\n", "{\"1e-05\":\"a\"}\n"},
+      {"-2.5e-7: a\n", "{\"-2.5e-07\":\"a\"}\n"},
+      {"16777217.0: a\n", "{\"1.6777216e+07\":\"a\"}\n"},
+      {"3.14159265358979: a\n", "{\"3.1415927\":\"a\"}\n"},
+      {".inf: a\n-.Inf: b\n", "{\".inf\":\"a\",\"-.inf\":\"b\"}\n"},
+      {"0x10: a\non: b\n", "{\"16\":\"a\",\"true\":\"b\"}\n"},
+  };
+  for (const auto& [yaml, json] : rows) {
+    EXPECT_EQ(all_json(yaml), json) << yaml;
+  }
+  for (const char* yaml : {"~: a\n", "null: a\n", "? \n: a\n"}) {
+    EXPECT_NE(all_json(yaml).find("a mapping key must not be null"), std::string::npos) << yaml;
+  }
+  EXPECT_NE(all_json("18446744073709551615: a\n").find("above 2^63-1"), std::string::npos);
+}
+
+// `<<` merges as go-yaml v2 (kubectl) applies them: entries after the merge override it, of a
+// list of merged mappings the earlier wins, a later `<<` over an earlier one, a merged mapping's
+// own merges count; an explicit key that a later merge sets again is refused (kubectl would take
+// the merged value, YAML's merge spec the explicit one).
+TEST(YamlToJson, MergeKeysAsKubectlAppliesThem) {
+  EXPECT_EQ(all_json("b: &x {a: 2, c: 1}\nd:\n  <<: *x\n  a: 1\n"),
+            "{\"b\":{\"a\":2,\"c\":1},\"d\":{\"a\":1,\"c\":1}}\n");
+  EXPECT_EQ(all_json("d:\n  <<: [{a: 1}, {a: 2, b: 1}]\n"), "{\"d\":{\"a\":1,\"b\":1}}\n");
+  EXPECT_EQ(all_json("c: &c {z: 1}\nb: &b {<<: *c, w: 2}\nd: {<<: *b}\n"),
+            "{\"c\":{\"z\":1},\"b\":{\"z\":1,\"w\":2},\"d\":{\"z\":1,\"w\":2}}\n");
+  EXPECT_EQ(all_json("<<: {a: 1, b: 1}\n<<: {b: 2}\n"), "{\"a\":1,\"b\":2}\n");
+  EXPECT_NE(all_json("a: 1\n<<: {a: 2, b: 3}\n").find("duplicate key \"a\": set before this `<<`"),
+            std::string::npos);
+}
+
+// Explicit tags as go-yaml v2 (kubectl) reads them: a standard tag resolves the text, quoted or
+// not, and must agree with it; !!binary is base64; !!str and local tags keep the text.
+TEST(YamlToJson, TagsAsKubectlReadsThem) {
+  const std::vector<std::pair<std::string, std::string>> rows = {
+      {"!!str 42", "\"42\""},         {"!!int '3'", "3"},
+      {"!!int 0x1F", "31"},           {"!!float 1", "1"},
+      {"!!float \"2.5\"", "2.5"},     {"!!bool yes", "true"},
+      {"!!bool 'off'", "false"},      {"!!null ~", "null"},
+      {"!!binary aGVsbG8=", "\"hello\""}, {"!custom x", "\"x\""},
+      {"! 12", "\"12\""},
+  };
+  for (const auto& [yaml, json] : rows) {
+    EXPECT_EQ(value_of(yaml), json) << yaml;
+  }
+  for (const char* yaml : {"!!int abc", "!!bool 3", "!!float x"}) {
+    EXPECT_NE(value_of(yaml).find("does not read as its tag says"), std::string::npos) << yaml;
+  }
+  EXPECT_NE(value_of("!!binary not*base64").find("invalid base64"), std::string::npos);
+}
+
+// A file that starts with `{` is read by kubectl as JSON values first (YAMLOrJSONDecoder): a
+// JSON escape YAML 1.1 lacks is fine there, duplicate keys are refused as everywhere, YAML after
+// one JSON value goes on as a fresh stream, and after two JSON values kubectl wants JSON only.
+TEST(YamlToJson, LeadingJsonAsKubectlReadsIt) {
+  EXPECT_EQ(all_json("{\"a\": \"x\\/y\"}\n"), "{\"a\":\"x/y\"}\n");
+  EXPECT_EQ(all_json("\xEF\xBB\xBF{\"a\": 1}\n---\nb: 2\n"), "{\"a\":1}\n{\"b\":2}\n");
+  EXPECT_EQ(all_json("{\"a\": 1}\n{\"b\": 2}\n"), "{\"a\":1}\n{\"b\":2}\n");
+  EXPECT_EQ(all_json("{a: 1}\n---\nb: 2\n"), "{\"a\":1}\n{\"b\":2}\n");  // YAML from the start
+  EXPECT_EQ(all_json("\t\n"),
+            "ERROR: YAML error at line 1: found character that cannot start any token (a tab at "
+            "the start of a line; kubectl refuses it)");
+  EXPECT_EQ(all_json("{\"a\":1,\"a\":2}\n"), "ERROR: JSON error at line 1: duplicate key \"a\"");
+  EXPECT_EQ(all_json("{}\n{\"a\":1}\n---\n"),
+            "ERROR: YAML error at line 3: the file starts with JSON values, and kubectl reads it "
+            "as JSON to the end; this is not JSON");
+  EXPECT_EQ(all_json("{}\n...\n---\na: 1\n"),
+            "ERROR: YAML error at line 2: `...` ends a document that has no content, which "
+            "kubectl refuses; remove the line");
+}
+
 }  // namespace
 }  // namespace rjg::admission
