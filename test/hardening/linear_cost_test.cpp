@@ -80,25 +80,32 @@ void print_table(const char* title, const std::vector<Row>& rows) {
   std::fflush(stdout);
 }
 
-// Returns the best CPU seconds per call of `run` (which returns its own CPU seconds): repeats it
-// until a sample holds kMinSampleSeconds, kRepetitions samples, unless the first call alone is
-// already above `give_up_above`.
-double best_cost(const std::function<double()>& run, double give_up_above) {
-  const double first = run();
-  if (first > give_up_above) {
-    return first;
+// The CPU seconds of one call at N (`small`) and at 10N (`big`); each returns its own CPU time.
+// Samples of the two sizes alternate, so that both see the same machine (a compile starting
+// next to the test slows both, not one), and each sample repeats its call until it holds
+// kMinSampleSeconds. Returns the best sample per call of each, after kRepetitions rounds; when
+// the first call at 10N already costs kObviousFailure times the one at N, after that call.
+Row measure(std::string structure, std::size_t n, const std::function<double()>& small,
+            const std::function<double()>& big) {
+  Row row{std::move(structure), n, small(), big()};
+  if (row.ratio() > kObviousFailure) {
+    return row;
   }
-  double best = first;
-  const int per_sample =
-      std::max(1, static_cast<int>(kMinSampleSeconds / std::max(first, 1e-6)));
-  for (int rep = 0; rep < kRepetitions; ++rep) {
+  auto sample = [](const std::function<double()>& run, double first) {
+    const int calls = std::max(1, static_cast<int>(kMinSampleSeconds / std::max(first, 1e-6)));
     double total = 0;
-    for (int i = 0; i < per_sample; ++i) {
+    for (int i = 0; i < calls; ++i) {
       total += run();
     }
-    best = std::min(best, total / per_sample);
+    return total / calls;
+  };
+  const double first_small = row.at_n;
+  const double first_big = row.at_10n;
+  for (int rep = 0; rep < kRepetitions; ++rep) {
+    row.at_n = std::min(row.at_n, sample(small, first_small));
+    row.at_10n = std::min(row.at_10n, sample(big, first_big));
   }
-  return best;
+  return row;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -350,23 +357,19 @@ TEST(LinearCost, ReviewOfEveryRepeatedStructure) {
   ASSERT_TRUE(policy.ok()) << policy.error().message;
   std::vector<Row> rows;
   for (const Structure& s : structures()) {
-    Row row{s.name, s.n};
-    double cost[2] = {0, 0};
-    for (int big = 0; big < 2; ++big) {
-      const std::string body = request_body(s, big ? 10 * s.n : s.n);
-      ASSERT_LE(body.size(), kMaxInputBytes) << s.name << ": the request must stay in the limit";
-      auto run = [&]() {
+    const std::string body_n = request_body(s, s.n);
+    const std::string body_10n = request_body(s, 10 * s.n);
+    ASSERT_LE(body_10n.size(), kMaxInputBytes) << s.name << ": the request must stay in the limit";
+    auto review = [&](const std::string& body) {
+      return [&]() {
         const double t0 = process_cpu_seconds();
         Result<admission::ReviewResult> r = admission::review(body, policy.value());
         const double t1 = process_cpu_seconds();
         EXPECT_TRUE(r.ok()) << s.name << ": " << (r.ok() ? "" : r.error().message);
         return t1 - t0;
       };
-      cost[big] = best_cost(run, big ? kObviousFailure * cost[0] : 1e9);
-    }
-    row.at_n = cost[0];
-    row.at_10n = cost[1];
-    rows.push_back(row);
+    };
+    rows.push_back(measure(s.name, s.n, review(body_n), review(body_10n)));
   }
   print_table("Review (admission::review, in process): each structure grown from N to 10N", rows);
   for (const Row& r : rows) {
@@ -485,11 +488,11 @@ std::vector<CheckInput> check_inputs() {
     return flags;
   };
   return {
-      {"YAML documents in one file", 300,
+      {"YAML documents in one file", 600,
        [documents](const TempDir& dir, const std::string& tag, std::size_t k) {
          return documents(dir, tag, k, {});
        }},
-      {"YAML documents in one file (--output json)", 300,
+      {"YAML documents in one file (--output json)", 600,
        [documents](const TempDir& dir, const std::string& tag, std::size_t k) {
          return documents(dir, tag, k, {"--output", "json"});
        }},
@@ -518,15 +521,11 @@ TEST(LinearCost, CheckOfEveryGrowingInput) {
   TempDir dir;
   std::vector<Row> rows;
   for (const CheckInput& input : check_inputs()) {
-    double cost[2] = {0, 0};
-    for (int big = 0; big < 2; ++big) {
-      const std::size_t k = big ? 10 * input.n : input.n;
-      const std::vector<std::string> args =
-          input.make(dir, "in" + std::to_string(rows.size()) + "-" + std::to_string(k), k);
-      cost[big] =
-          best_cost([&args]() { return run_check(args); }, big ? kObviousFailure * cost[0] : 1e9);
-    }
-    rows.push_back({input.name, input.n, cost[0], cost[1]});
+    const std::string tag = "in" + std::to_string(rows.size()) + "-";
+    const std::vector<std::string> args_n = input.make(dir, tag + "n", input.n);
+    const std::vector<std::string> args_10n = input.make(dir, tag + "10n", 10 * input.n);
+    rows.push_back(measure(input.name, input.n, [&args_n]() { return run_check(args_n); },
+                           [&args_10n]() { return run_check(args_10n); }));
   }
   print_table("check (the binary; each input grown from N to 10N)", rows);
   for (const Row& r : rows) {
