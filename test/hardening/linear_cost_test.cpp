@@ -259,32 +259,24 @@ std::vector<Structure> structures() {
   map("submitterConfig (members)", "/spec/submitterConfig", "x", "v");
   map("gcsFaultToleranceOptions.redisPassword (members)",
       "/spec/rayClusterSpec/gcsFaultToleranceOptions/redisPassword", "x", "v");
-  // Strings.
-  out.push_back({"spec.entrypoint (64-byte words)", 4000, [](Document& d, std::size_t k) {
-                   set_string(d, "/spec/entrypoint",
-                              runtime_env("python run.py", " --flag-%07zu=0123456789012345678901234567890123456789", k));
-                 }});
+  // Strings: `head` then n lines made by `line` (a printf format of the index).
+  auto lines = [&out](const std::string& where, const char* pointer, std::size_t n,
+                      const char* head, const char* line) {
+    out.push_back({where, n, [pointer, head, line](Document& d, std::size_t k) {
+                     set_string(d, pointer, runtime_env(head, line, k));
+                   }});
+  };
+  lines("spec.entrypoint (64-byte words)", "/spec/entrypoint", 4000, "python run.py",
+        " --flag-%07zu=0123456789012345678901234567890123456789");
   // runtimeEnvYAML: parse_runtime_env caps it at 10,000 YAML nodes, so 10N stays under that.
-  out.push_back({"runtimeEnvYAML env_vars", 400, [](Document& d, std::size_t k) {
-                   set_string(d, "/spec/runtimeEnvYAML",
-                              runtime_env("env_vars:\n", "  VAR_%07zu: \"value %zu\"\n", k));
-                 }});
-  out.push_back({"runtimeEnvYAML pip", 800, [](Document& d, std::size_t k) {
-                   set_string(d, "/spec/runtimeEnvYAML",
-                              runtime_env("pip:\n", "  - package-%07zu==1.%zu\n", k));
-                 }});
-  out.push_back({"runtimeEnvYAML pip.packages", 800, [](Document& d, std::size_t k) {
-                   set_string(d, "/spec/runtimeEnvYAML",
-                              runtime_env("pip:\n  packages:\n", "  - package-%07zu==1.%zu\n", k));
-                 }});
-  out.push_back({"runtimeEnvYAML py_modules", 800, [](Document& d, std::size_t k) {
-                   set_string(d, "/spec/runtimeEnvYAML",
-                              runtime_env("py_modules:\n", "  - s3://bucket/m%07zu-%zu.zip\n", k));
-                 }});
-  out.push_back({"runtimeEnvYAML top-level keys", 400, [](Document& d, std::size_t k) {
-                   set_string(d, "/spec/runtimeEnvYAML",
-                              runtime_env("", "key_%07zu: %zu\n", k));
-                 }});
+  constexpr const char* kEnv = "/spec/runtimeEnvYAML";
+  lines("runtimeEnvYAML env_vars", kEnv, 400, "env_vars:\n", "  VAR_%07zu: \"value %zu\"\n");
+  lines("runtimeEnvYAML pip", kEnv, 800, "pip:\n", "  - package-%07zu==1.%zu\n");
+  lines("runtimeEnvYAML pip.packages", kEnv, 800, "pip:\n  packages:\n",
+        "  - package-%07zu==1.%zu\n");
+  lines("runtimeEnvYAML py_modules", kEnv, 800, "py_modules:\n",
+        "  - s3://bucket/m%07zu-%zu.zip\n");
+  lines("runtimeEnvYAML top-level keys", kEnv, 400, "", "key_%07zu: %zu\n");
   // Lists.
   list("metadata.finalizers", "/metadata/finalizers", "\"example.com/f%zu-%zu\"", 4000);
   list("headGroupSpec containers", path(kHead, "/template/spec/containers"), kContainer, 600);
@@ -329,7 +321,8 @@ std::vector<Structure> structures() {
   list("networkPolicy.workerGroups", "/spec/rayClusterSpec/networkPolicy/workerGroups",
        "{\"groupName\":\"g%zu\",\"ingressRules\":[{\"ports\":[{\"port\":%zu}]}]}", 2000);
   list("networkPolicy.head.ingressRules", "/spec/rayClusterSpec/networkPolicy/head/ingressRules",
-       "{\"ports\":[{\"port\":%zu}],\"from\":[{\"podSelector\":{\"matchLabels\":{\"a\":\"%zu\"}}}]}",
+       "{\"ports\":[{\"port\":%zu}],"
+       "\"from\":[{\"podSelector\":{\"matchLabels\":{\"a\":\"%zu\"}}}]}",
        2000);
   list("gcsFaultToleranceOptions.storage.accessModes",
        "/spec/rayClusterSpec/gcsFaultToleranceOptions/storage/accessModes",
