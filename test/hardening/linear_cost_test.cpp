@@ -119,10 +119,10 @@ std::string read_text(const std::filesystem::path& path) {
 
 // A key of a grown map: descending, so that a structure kept sorted by insertion pays its worst
 // case (every insertion at the front).
-std::string key(std::string_view prefix, std::size_t i, std::size_t n) {
+std::string key(std::string_view prefix, std::size_t i, std::size_t n, std::string_view suffix) {
   char digits[24];
   std::snprintf(digits, sizeof digits, "%07zu", n - 1 - i);
-  return std::string(prefix) + digits;
+  return std::string(prefix) + digits + std::string(suffix);
 }
 
 Value text(const std::string& s, Alloc& a) {
@@ -131,11 +131,11 @@ Value text(const std::string& s, Alloc& a) {
 
 // Sets `pointer` (under /request/object) to an object of n entries prefix<key>: value.
 void set_map(Document& d, const char* pointer, std::string_view prefix, std::string_view value,
-             std::size_t n) {
+             std::size_t n, std::string_view suffix = {}) {
   Alloc& a = d.GetAllocator();
   Value map(rapidjson::kObjectType);
   for (std::size_t i = 0; i < n; ++i) {
-    map.AddMember(text(key(prefix, i, n), a), text(std::string(value), a), a);
+    map.AddMember(text(key(prefix, i, n, suffix), a), text(std::string(value), a), a);
   }
   rapidjson::Pointer((std::string("/request/object") + pointer).c_str()).Set(d, map);
 }
@@ -223,6 +223,18 @@ std::vector<Structure> structures() {
                      set_map(d, (pointer + "/limits").c_str(), "example.com/r", "1", k);
                    }});
   };
+  // Two containers whose resources interleave ("r1" < "r1x" < "r2"): the pod footprint sums
+  // them into one map.
+  out.push_back({"two head containers' resources, interleaved keys", 4000,
+                 [](Document& d, std::size_t k) {
+                   const std::string c = path(kHead, "/template/spec/containers");
+                   set_list(d, c.c_str(), 2, each(kContainer));
+                   for (const char* which : {"/requests", "/limits"}) {
+                     set_map(d, (c + "/0/resources" + which).c_str(), "example.com/r", "1", k);
+                     set_map(d, (c + "/1/resources" + which).c_str(), "example.com/r", "1", k,
+                             "x");
+                   }
+                 }});
   // Maps of strings.
   map("metadata.labels", "/metadata/labels", "example.com/l", "v");
   map("metadata.annotations", "/metadata/annotations", "example.com/a", "v");
