@@ -1,7 +1,9 @@
 // decode_rayjob (see decode_rayjob.hpp).
 #include "admission/decode_rayjob.hpp"
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "admission/yaml_events.hpp"
 #include "policy/reaper_annotations.hpp"
@@ -20,20 +22,29 @@ Status read_resource_list(const Value& obj, std::string_view key, const Path& pa
     return {};
   }
   const Path p = path.field(key);
-  policy::ResourceList result;
-  result.reserve(list->MemberCount());
+  // Sorted before they go into the FlatMap: inserting in document order is O(n^2) when the keys
+  // descend (every insertion at the front). Keys are unique (read_object checked).
+  std::vector<policy::ResourceList::value_type> entries;
+  entries.reserve(list->MemberCount());
   for (auto it = list->MemberBegin(); it != list->MemberEnd(); ++it) {
     const std::string_view name = json::key_of(*it);
     const Value& q = it->value;
     if (q.IsString()) {
-      result[name].assign(q.GetString(), q.GetStringLength());
+      entries.emplace_back(std::string(name), std::string(q.GetString(), q.GetStringLength()));
     } else if (q.IsInt64()) {
-      result[name] = std::to_string(q.GetInt64());
+      entries.emplace_back(std::string(name), std::to_string(q.GetInt64()));
     } else if (q.IsUint64()) {
-      result[name] = std::to_string(q.GetUint64());
+      entries.emplace_back(std::string(name), std::to_string(q.GetUint64()));
     } else {
       return json::type_error(p.field(name), "a quantity (string or integer)", q);
     }
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  policy::ResourceList result;
+  result.reserve(entries.size());
+  for (auto& [name, quantity] : entries) {
+    result.emplace(std::move(name), std::move(quantity));
   }
   out = std::move(result);
   return {};

@@ -495,6 +495,23 @@ Status read_int32(const Value& obj, std::string_view key, const Path& path,
 
 namespace {
 
+// Returns the map of `members` (string values), in O(n log n).
+FlatMap<std::string> sorted_string_map(std::vector<const Value::Member*>& members) {
+  // FlatMap keeps a sorted vector: inserting the members in document order costs O(n^2) when
+  // their keys descend (every insertion at the front; seconds for a 1.4 MiB map of a request).
+  // Sorted first, every insertion is an append. Keys are unique (check_object ran).
+  std::sort(members.begin(), members.end(), [](const Value::Member* a, const Value::Member* b) {
+    return key_of(*a) < key_of(*b);
+  });
+  FlatMap<std::string> m;
+  m.reserve(members.size());
+  for (const Value::Member* member : members) {
+    m.emplace(key_of(*member),
+              std::string_view(member->value.GetString(), member->value.GetStringLength()));
+  }
+  return m;
+}
+
 // read_string_map and check_string_map: stores into `out` when it is not null.
 Status string_map(const Value& obj, std::string_view key, const Path& path,
                   std::optional<FlatMap<std::string>>* out, std::string_view keep_prefix) {
@@ -507,18 +524,18 @@ Status string_map(const Value& obj, std::string_view key, const Path& path,
     return type_error(p, "an object of strings", *v);
   }
   RJG_RETURN_IF_ERROR(check_object(*v, p));
-  FlatMap<std::string> m;
+  std::vector<const Value::Member*> kept;
   for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
     if (!it->value.IsString()) {
       return type_error(p.field(key_of(*it)), "a string", it->value);
     }
     const std::string_view name = key_of(*it);
     if (out != nullptr && name.substr(0, keep_prefix.size()) == keep_prefix) {
-      m.emplace(name, std::string_view(it->value.GetString(), it->value.GetStringLength()));
+      kept.push_back(&*it);
     }
   }
   if (out != nullptr) {
-    *out = std::move(m);
+    *out = sorted_string_map(kept);
   }
   return {};
 }

@@ -13,14 +13,17 @@
 namespace rjg::admission::yaml {
 namespace {
 
-// Owns a libyaml parser reading from `text`, which must outlive it.
+// Owns a libyaml parser reading from `text`, which must outlive it. Its marks count lines from
+// `first_line` (0: the start of `text`); libyaml only compares lines, so the offset changes nothing
+// else.
 class Parser {
  public:
-  explicit Parser(std::string_view text) {
+  explicit Parser(std::string_view text, std::size_t first_line = 0) {
     ok_ = yaml_parser_initialize(&parser_) != 0;
     if (ok_) {
       yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text.data()),
                                    text.size());
+      parser_.mark.line = first_line;
     }
   }
   ~Parser() {
@@ -222,10 +225,11 @@ void Document::set_text(Index i, std::string_view text) {
   text_.append(text);
 }
 
-Result<Document> parse_first_document(std::string_view text, const Limits& limits) {
+Result<Document> parse_first_document(std::string_view text, const Limits& limits,
+                                      std::size_t first_line) {
   using Index = Document::Index;
   Document doc;
-  Parser parser(text);
+  Parser parser(text, first_line);
   if (!parser.initialized()) {
     return internal_error("libyaml: parser initialization failed");
   }

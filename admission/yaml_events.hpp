@@ -60,7 +60,7 @@ class Document {
   bool empty() const { return nodes_.empty(); }
 
  private:
-  friend Result<Document> parse_first_document(std::string_view, const Limits&);
+  friend Result<Document> parse_first_document(std::string_view, const Limits&, std::size_t);
   struct Node {
     Kind kind = Kind::kNull;
     bool plain = false;       // a plain, untagged scalar
@@ -92,7 +92,12 @@ class Document {
 // Every text goes through libyaml: the hand-written short path for plain block YAML that was here
 // saved about 1.7 us of a review that sits behind a multi-millisecond apiserver hop, and was
 // removed (docs/performance.md).
-Result<Document> parse_first_document(std::string_view text, const Limits& limits = {});
+// `first_line` is the number of lines before `text` in the file it was cut from (a document of
+// a multi-document stream, see document_spans()): lines in nodes and messages count from there,
+// without the caller handing over those lines (re-reading them for every document of a file is
+// quadratic in the number of documents).
+Result<Document> parse_first_document(std::string_view text, const Limits& limits = {},
+                                      std::size_t first_line = 0);
 
 // Returns a one-line rendering of every node of `doc` (kind, line:column, scalar text, children),
 // so that two Documents can be compared. For tests and the fuzz target.

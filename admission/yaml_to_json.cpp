@@ -708,9 +708,10 @@ Result<std::vector<YamlDocument>> yaml_to_json(std::string_view text) {
   const std::string before(static_cast<std::size_t>(line_at(text, yaml_from) - 1), '\n');
   // libyaml checks the syntax of the whole stream (and bounds its nesting) and says where each
   // document is; each document is then read alone into libyaml's event tree (yaml_events.hpp),
-  // which keeps scalar style and tags, and aliases as references. The lines before a document
-  // are kept as empty lines, so that lines and columns (in messages, and YamlDocument::line)
-  // stay true.
+  // which keeps scalar style and tags, and aliases as references. The parser counts lines from
+  // the document's first line (a span starts at the start of its line, so columns stay true
+  // too), so that lines in messages and YamlDocument::line are the file's. Each document is read
+  // alone, without the lines before it: the cost stays linear in the number of documents.
   std::string storage;
   Result<std::string_view> stream =
       yaml::kubectl_stream(text.substr(yaml_from), storage, before.size() + 1);
@@ -728,10 +729,9 @@ Result<std::vector<YamlDocument>> yaml_to_json(std::string_view text) {
     return invalid_argument("YAML error at " + spans.error().message);
   }
   for (const yaml::DocumentSpan& span : spans.value()) {
-    std::string document(span.line, '\n');
-    document.append(text.substr(span.begin, span.end - span.begin));
     Result<Tree> parsed =
-        yaml::parse_first_document(document, yaml::Limits{kMaxYamlNodes, kMaxNestingDepth});
+        yaml::parse_first_document(text.substr(span.begin, span.end - span.begin),
+                                   yaml::Limits{kMaxYamlNodes, kMaxNestingDepth}, span.line);
     if (!parsed.ok()) {
       return invalid_argument("YAML error at " + parsed.error().message);
     }

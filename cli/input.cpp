@@ -1,9 +1,9 @@
 // read_input (see input.hpp) and usage_error (see commands.hpp).
 #include "cli/input.hpp"
 
+#include <unistd.h>
+
 #include <cstdio>
-#include <iostream>
-#include <sstream>
 
 #include "cli/commands.hpp"
 #include "common/file.hpp"
@@ -14,9 +14,7 @@ Result<std::string> read_input(const std::string& path) {
   if (path != "-") {
     return read_file(path);
   }
-  std::ostringstream text;
-  text << std::cin.rdbuf();
-  return std::move(text).str();
+  return read_fd(STDIN_FILENO, "stdin");
 }
 
 int usage_error(const char* command, const std::string& message) {

@@ -73,6 +73,36 @@ struct ResourcesField {
   }
 };
 
+// Merges `from` into `into` in one pass over both (FlatMaps are sorted by key): a key of both
+// gets combine(into's value, from's value); a key only `from` has is added when take(key). One
+// insertion at a time costs O(n^2) when the two maps' keys interleave (every insertion in the
+// middle of the vector): 2.8 s for two containers of 40,000 resources each.
+template <typename Combine, typename Take = bool (*)(const std::string&)>
+void merge_into(
+    FlatMap<Quantity>& into, const FlatMap<Quantity>& from, Combine combine,
+    Take take = [](const std::string&) { return true; }) {
+  FlatMap<Quantity> merged;
+  merged.reserve(into.size() + from.size());
+  auto a = into.begin();
+  auto b = from.begin();
+  while (a != into.end() || b != from.end()) {
+    if (b == from.end() || (a != into.end() && a->first < b->first)) {
+      merged.emplace(std::move(a->first), a->second);
+      ++a;
+    } else if (a == into.end() || b->first < a->first) {
+      if (take(b->first)) {
+        merged.emplace(b->first, b->second);
+      }
+      ++b;
+    } else {
+      merged.emplace(std::move(a->first), combine(a->second, b->second));
+      ++a;
+      ++b;
+    }
+  }
+  into = std::move(merged);
+}
+
 // Writes one container's requests and limits after Kubernetes defaulting into `out` (cleared
 // first, so that callers can reuse one PodResources and its storage for every container).
 void container_resources(const std::optional<ResourceList>& requests,
@@ -100,27 +130,25 @@ void container_resources(const std::optional<ResourceList>& requests,
   parse_list(limits, "limits", out.limits);
   // Kubernetes defaulting: a resource with a limit and no request is given request = limit
   // before quota admission sees the pod. A request written but unparseable stays unset.
-  for (const auto& [name, limit] : out.limits) {
-    const bool written = requests && requests->contains(name);
-    if (!written) {
-      out.requests[name] = limit;
-    }
+  auto defaulted = [&requests](const std::string& name) {
+    return !(requests && requests->contains(name));
+  };
+  const bool any = std::any_of(out.limits.begin(), out.limits.end(), [&](const auto& e) {
+    return !out.requests.contains(e.first) && defaulted(e.first);
+  });
+  if (any) {
+    merge_into(
+        out.requests, out.limits, [](const Quantity& request, const Quantity&) { return request; },
+        defaulted);
   }
 }
 
 void add_into(FlatMap<Quantity>& sum, const FlatMap<Quantity>& add) {
-  for (const auto& [name, q] : add) {
-    sum[name] += q;
-  }
+  merge_into(sum, add, [](const Quantity& a, const Quantity& b) { return a + b; });
 }
 
 void max_into(FlatMap<Quantity>& acc, const FlatMap<Quantity>& other) {
-  for (const auto& [name, q] : other) {
-    auto [it, inserted] = acc.emplace(name, q);
-    if (!inserted && it->second < q) {
-      it->second = q;
-    }
-  }
+  merge_into(acc, other, [](const Quantity& a, const Quantity& b) { return a < b ? b : a; });
 }
 
 // Accumulates a pod: app containers are summed, init containers run one at a time, so the pod

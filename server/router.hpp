@@ -15,6 +15,7 @@
 
 #include "admission/policy_file.hpp"
 #include "admission/review.hpp"
+#include "common/file.hpp"
 #include "common/result.hpp"
 
 namespace rjg::server {
@@ -51,7 +52,7 @@ using ReviewFn = std::function<Result<admission::ReviewResult>(std::string_view,
 // request started) alive for the call.
 struct Services {
   std::shared_ptr<const admission::LoadedPolicy> policy;
-  std::size_t max_body_bytes = 7 * 1024 * 1024;
+  std::size_t max_body_bytes = kMaxInputBytes;
   ReviewFn review;  // empty = rjg::admission::review
 };
 

@@ -181,7 +181,7 @@ Result<ServerConfig> parse_server_config(const std::vector<std::string>& args) {
              {"--listen", "", true, address(c.listen)},
              {"--probe-listen", "", true, address(c.probe_listen)},
              {"--threads", "", true, count(c.threads, 1, 256)},
-             {"--max-body-bytes", "", true, count(c.max_body_bytes, 1, 1ULL << 30)},
+             {"--max-body-bytes", "", true, count(c.max_body_bytes, 1, kMaxInputBytes)},
              {"--max-header-bytes", "", true, count(c.max_header_bytes, 1024, 1ULL << 20)},
              {"--max-connections", "", true, count(c.max_connections, 1, 1'000'000)},
              {"--header-timeout", "", true, duration(c.header_timeout)},

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/file.hpp"
 #include "common/result.hpp"
 #include "logging/log.hpp"
 
@@ -46,9 +47,10 @@ struct ServerConfig {
   // --threads N: I/O threads running the event loop (each also runs reviews). Default: the number
   // of CPUs (at least 1). 1..256.
   unsigned threads = 1;
-  // --max-body-bytes N: largest accepted request body. Default 7 MiB (controller-runtime's cap; an
+  // --max-body-bytes N: largest accepted request body. Default and maximum: rjg::kMaxInputBytes
+  // (7 MiB, common/file.hpp: the one input limit, shared with every file the commands read; an
   // UPDATE review carries two objects of up to 3 MiB). Larger bodies get 413 without being read.
-  std::size_t max_body_bytes = 7 * 1024 * 1024;
+  std::size_t max_body_bytes = kMaxInputBytes;
   // --max-header-bytes N: largest request header block. Default 64 KiB. Larger headers get 431.
   std::size_t max_header_bytes = 64 * 1024;
   // --max-connections N: open HTTPS connections at most. Beyond it a new connection is closed at

@@ -146,6 +146,98 @@ def test_check_deep_nesting():
         expect(took < 10, f"took {took:.1f} s")
 
 
+LIMIT = 7 * 1024 * 1024  # rjg::kMaxInputBytes (common/file.hpp)
+LIMIT_TEXT = b"larger than the input limit of 7340032 bytes (7 MiB)"
+
+
+def run_as_nobody_if_root(*argv):
+    """Runs the binary as uid/gid 65534 when the test runs as root (root reads any file)."""
+    kwargs = {}
+    if os.geteuid() == 0:
+        kwargs = {"user": 65534, "group": 65534, "extra_groups": []}
+    proc = subprocess.run([ARGS.binary, *argv], capture_output=True, timeout=60, **kwargs)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_check_unreadable_input():
+    # --allow-empty accepts a file with nothing in it, never a path that cannot be read.
+    with tempfile.TemporaryDirectory() as d:
+        regular = os.path.join(d, "job.yaml")
+        with open(regular, "wb") as f:
+            f.write(open(pick_corpus(True), "rb").read())
+        cases = [(d, b"Is a directory"),
+                 (os.path.join(d, "missing.yaml"), b"No such file or directory"),
+                 (os.path.join(regular, "x.yaml"), b"Not a directory"),
+                 ("/proc/self/mem", b"read error")]  # opens, then read() fails part way
+        for path, reason in cases:
+            for flags in ([], ["--allow-empty"], ["--allow-empty", "-o", "json"]):
+                code, out, err = run("check", *flags, path)
+                expect(code == 2, f"{flags} {path}: exit {code} {err!r}")
+                expect(path.encode() in err and reason in err, f"{flags} {path}: {err!r}")
+            # With a good file next to it: the good one is checked, the exit is still 2.
+            code, out, err = run("check", "--allow-empty", regular, path)
+            expect(code == 2 and b" allowed\n" in out and reason in err, f"{path}: {code} {err!r}")
+        # A permission error (run unprivileged: root reads any file).
+        os.chmod(d, 0o755)
+        secret = os.path.join(d, "secret.yaml")
+        with open(secret, "wb") as f:
+            f.write(b"")
+        os.chmod(secret, 0)
+        code, _, err = run_as_nobody_if_root("check", "--allow-empty", secret)
+        expect(code == 2 and b"Permission denied" in err and secret.encode() in err,
+               f"permission: {code} {err!r}")
+        code, _, err = run_as_nobody_if_root("review", secret)
+        expect(code == 2 and b"Permission denied" in err, f"review permission: {code} {err!r}")
+
+
+def test_input_size_limit():
+    # One limit for every input path (rjg::kMaxInputBytes, the webhook's body limit), enforced
+    # while reading: a file, stdin, a policy, a review, a kubeconfig.
+    with tempfile.TemporaryDirectory() as d:
+        at_limit = os.path.join(d, "at-limit.yaml")
+        over = os.path.join(d, "over.yaml")
+        # Comments only: at the limit the file is read, and it holds no object.
+        line = b"#" * 1023 + b"\n"
+        with open(at_limit, "wb") as f:
+            f.write(line * (LIMIT // 1024))
+        with open(over, "wb") as f:
+            f.write(line * (LIMIT // 1024) + b"\n")
+        code, _, err = run("check", "--allow-empty", at_limit)
+        expect(code == 0, f"a file of exactly the limit is read: {code} {err!r}")
+        for argv in (["check", over], ["check", "--allow-empty", over], ["review", over],
+                     ["policy", "validate", over], ["check", "--policy", over, at_limit],
+                     ["audit", "-A", "--kubeconfig", over]):
+            code, out, err = run(*argv)
+            expect(code == 2, f"{argv}: exit {code}")
+            expect(over.encode() + b": " + LIMIT_TEXT in err, f"{argv}: {err!r}")
+        code, _, err = run("check", "-", stdin=line * (LIMIT // 1024) + b"\n")
+        expect(code == 2 and b"stdin: " + LIMIT_TEXT in err, f"stdin: {code} {err!r}")
+        # An endless input stops at the limit instead of being read to the end.
+        for argv in (["check", "-"], ["check", "--allow-empty", "-"], ["review", "-"],
+                     ["policy", "validate", "-"]):
+            with open("/dev/zero", "rb") as zero:
+                proc = subprocess.run([ARGS.binary, *argv], stdin=zero, capture_output=True,
+                                      timeout=60)
+            expect(proc.returncode == 2 and b"stdin: " + LIMIT_TEXT in proc.stderr,
+                   f"{argv} < /dev/zero: {proc.returncode} {proc.stderr!r}")
+        for argv in (["check", "/dev/zero"], ["review", "/dev/zero"]):
+            code, _, err = run(*argv)
+            expect(code == 2 and b"/dev/zero: " + LIMIT_TEXT in err, f"{argv}: {code} {err!r}")
+
+
+def test_check_line_numbers_of_later_documents():
+    # Each document is read alone; lines in messages are still the file's.
+    filler = b"".join(b"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: c%d}\n" % i
+                      for i in range(50))
+    bad = b"---\napiVersion: ray.io/v1\nkind: RayJob\nmetadata:\n  a: &x 1\n  b: *y\n"
+    code, _, err = run("check", "-", stdin=filler + bad)
+    expect(code == 2 and b"line 206, column 6" in err, f"{code} {err!r}")
+    code, out, _ = run("check", "-o", "json", "-", stdin=filler + b"---\n" + open(pick_corpus(True), "rb").read())
+    results = json.loads(out)
+    expect(code == 0 and results[-1]["line"] >= 202 and results[49]["line"] == 198,
+           f"lines {[r['line'] for r in results[-2:]]}")
+
+
 def test_flag_grammar():
     # One parser for every command: --flag VALUE and --flag=VALUE, and one error wording.
     req = os.path.join(ARGS.golden, "allow-compliant", "request.json")

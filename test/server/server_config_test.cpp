@@ -91,6 +91,8 @@ TEST(ServerConfig, Refusals) {
       base({"--shutdown-delay", "-1"}),
       base({"--shutdown-delay", "10s", "--shutdown-timeout", "5s"}),
       base({"--max-body-bytes", "0"}),
+      // Above rjg::kMaxInputBytes, the one input limit: the flag may only lower it.
+      base({"--max-body-bytes", "7340033"}),
       base({"--idle-timeout", "5 parsecs"}),
       base({"--policy", ""}),
   };
