@@ -155,7 +155,176 @@ void add_template(const PodTemplate& t, ImageUse::Where where, std::size_t group
   }
 }
 
+// The characters a valid image reference can hold (distribution/reference's grammar; `[` and
+// `]` only around an IPv6 registry address).
+bool in_reference_charset(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("._-/:@[]").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+// `c` for a message: itself when printable, else its code.
+std::string shown_char(unsigned char c) {
+  if (c > ' ' && c < 0x7f) {
+    return std::string("'") + static_cast<char>(c) + "'";
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  return std::string(c == ' ' ? "a space" : "byte 0x") +
+         (c == ' ' ? "" : std::string{kHex[c >> 4], kHex[c & 15]});
+}
+
+// glibc's bracket classes ([:alpha:] ...), as fnmatch knows them. Sets `known` to false for a
+// name it does not know.
+bool named_class_member(std::string_view name, unsigned char c, bool& known) {
+  const bool lower = c >= 'a' && c <= 'z';
+  const bool upper = c >= 'A' && c <= 'Z';
+  const bool digit = c >= '0' && c <= '9';
+  const bool graph = c > ' ' && c < 0x7f;
+  const std::pair<std::string_view, bool> kClasses[] = {
+      {"alpha", lower || upper},
+      {"alnum", lower || upper || digit},
+      {"digit", digit},
+      {"lower", lower},
+      {"upper", upper},
+      {"xdigit", digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')},
+      {"punct", graph && !lower && !upper && !digit},
+      {"graph", graph},
+      {"print", graph || c == ' '},
+      {"space", c == ' ' || (c >= '\t' && c <= '\r')},
+      {"blank", c == ' ' || c == '\t'},
+      {"cntrl", c < ' ' || c == 0x7f},
+  };
+  for (const auto& [n, is] : kClasses) {
+    if (n == name) {
+      known = true;
+      return is;
+    }
+  }
+  known = false;
+  return false;
+}
+
+// Checks the class that opens at pattern[open] (a `[`), as fnmatch reads it; sets `close` to its
+// `]`. Returns what makes it match nothing an image holds, or ok.
+Status check_class(std::string_view p, std::size_t open, std::size_t& close) {
+  std::size_t i = open + 1;
+  const bool negated = i < p.size() && (p[i] == '!' || p[i] == '^');
+  if (negated) {
+    ++i;
+  }
+  bool member[256] = {};
+  bool first = true;  // a `]` first in the class is a member, not its end
+  const auto unclosed = [&] {
+    return invalid_argument("the '[' at offset " + std::to_string(open) +
+                            " is never closed, so it only matches a literal '[', which no image "
+                            "holds there; close the class with ']' or write \\[ for a literal "
+                            "bracket");
+  };
+  while (true) {
+    if (i >= p.size()) {
+      return unclosed();
+    }
+    unsigned char c = static_cast<unsigned char>(p[i]);
+    if (c == ']' && !first) {
+      break;
+    }
+    first = false;
+    if (c == '[' && i + 1 < p.size() && p[i + 1] == ':') {
+      const std::size_t end = p.find(":]", i + 2);
+      if (end == std::string_view::npos) {
+        return unclosed();
+      }
+      const std::string_view name = p.substr(i + 2, end - i - 2);
+      bool known = true;
+      for (int x = 0; x < 256; ++x) {
+        if (named_class_member(name, static_cast<unsigned char>(x), known)) {
+          member[x] = true;
+        }
+      }
+      if (!known) {
+        return invalid_argument("[:" + std::string(name) +
+                                ":] is not a character class (alpha, alnum, digit, lower, upper, "
+                                "xdigit, punct...)");
+      }
+      i = end + 2;
+      continue;
+    }
+    if (c == '\\') {
+      if (i + 1 >= p.size()) {
+        return unclosed();
+      }
+      c = static_cast<unsigned char>(p[++i]);
+    }
+    ++i;
+    unsigned char last = c;
+    if (i + 1 < p.size() && p[i] == '-' && p[i + 1] != ']') {
+      last = static_cast<unsigned char>(p[i + 1]);
+      std::size_t next = i + 2;
+      if (last == '\\' && next < p.size()) {
+        last = static_cast<unsigned char>(p[next++]);
+      }
+      if (last < c) {
+        return invalid_argument("the range " + shown_char(c) + "-" + shown_char(last) +
+                                " in the class at offset " + std::to_string(open) +
+                                " is reversed and matches nothing; write the lower end first");
+      }
+      i = next;
+    }
+    for (unsigned x = c; x <= last; ++x) {
+      member[x] = true;
+    }
+  }
+  close = i;
+  if (member[static_cast<unsigned char>('/')] && !negated) {
+    return invalid_argument("the class at offset " + std::to_string(open) +
+                            " holds '/', which no class matches (classes, '*' and '?' stop at "
+                            "'/'); write the '/' outside the class");
+  }
+  for (int x = 0; x < 256; ++x) {
+    if (x != '/' && member[x] != negated && in_reference_charset(static_cast<unsigned char>(x))) {
+      return Status();
+    }
+  }
+  return invalid_argument("the class " + std::string(p.substr(open, close - open + 1)) +
+                          " at offset " + std::to_string(open) +
+                          " matches no character an image reference holds (letters, digits, "
+                          "'.', '_', '-', ':', '@')");
+}
+
 }  // namespace
+
+Status check_glob_pattern(std::string_view pattern) {
+  if (pattern.size() > kMaxGlobLength) {
+    return invalid_argument("the pattern is longer than " + std::to_string(kMaxGlobLength) +
+                            " characters and would match nothing");
+  }
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(pattern[i]);
+    if (c == '*' || c == '?') {
+      continue;
+    }
+    if (c == '[') {
+      std::size_t close = i;
+      RJG_RETURN_IF_ERROR(check_class(pattern, i, close));
+      i = close;
+      continue;
+    }
+    if (c == '\\') {
+      if (i + 1 == pattern.size()) {
+        return invalid_argument(
+            "the pattern ends in a lone '\\', which escapes nothing and makes it match nothing; "
+            "remove it or write \\\\");
+      }
+      c = static_cast<unsigned char>(pattern[++i]);
+    }
+    if (!in_reference_charset(c)) {
+      return invalid_argument(shown_char(c) + " at offset " + std::to_string(i) +
+                              " cannot appear in an image reference (letters, digits, '.', '_', "
+                              "'-', '/', ':', '@'; braces are not expanded), so the pattern "
+                              "matches nothing");
+    }
+  }
+  return Status();
+}
 
 Result<ImageRef> parse_image_ref(std::string_view text) {
   if (text.empty()) {
