@@ -57,7 +57,7 @@ bool valid_registry(std::string_view r) {
     const std::string_view rest = host.substr(close + 1);
     host = host.substr(1, close - 1);
     if (host.empty() ||
-        host.find_first_not_of("0123456789abcdefABCDEF:.") != std::string_view::npos) {
+        host.find_first_not_of("0123456789abcdefABCDEF:") != std::string_view::npos) {
       return false;
     }
     if (rest.empty()) {
@@ -112,23 +112,25 @@ Status check_digest(std::string_view digest) {
                               "\" must be lower-case hexadecimal after the algorithm");
     }
   }
-  if (algorithm == "sha256" && hex.size() != 64) {
-    return invalid_argument("a sha256 digest has 64 hex digits, \"" + std::string(digest) +
-                            "\" has " + std::to_string(hex.size()));
-  }
-  if (algorithm == "sha512" && hex.size() != 128) {
-    return invalid_argument("a sha512 digest has 128 hex digits");
-  }
-  if (algorithm != "sha256" && algorithm != "sha512") {
-    if (hex.size() < 32) {
-      return invalid_argument("digest \"" + std::string(digest) + "\" is too short");
-    }
-    for (char c : algorithm) {
-      if (!is_lower_alnum(c) && c != '+' && c != '.' && c != '_' && c != '-') {
-        return invalid_argument("digest algorithm \"" + std::string(algorithm) + "\" is not valid");
+  // go-digest (what kubelet's parser validates with) knows sha256, sha384 and sha512 only, each
+  // with its exact length; any other algorithm is refused as unsupported.
+  struct Algorithm {
+    std::string_view name;
+    std::size_t hex_digits;
+  };
+  static constexpr Algorithm kAlgorithms[] = {{"sha256", 64}, {"sha384", 96}, {"sha512", 128}};
+  for (const Algorithm& a : kAlgorithms) {
+    if (a.name == algorithm) {
+      if (hex.size() != a.hex_digits) {
+        return invalid_argument("a " + std::string(a.name) + " digest has " +
+                                std::to_string(a.hex_digits) + " hex digits, \"" +
+                                std::string(digest) + "\" has " + std::to_string(hex.size()));
       }
+      return Status();
     }
   }
+  return invalid_argument("digest algorithm \"" + std::string(algorithm) +
+                          "\" is not supported (sha256, sha384 or sha512)");
   return Status();
 }
 
@@ -366,8 +368,12 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
   const std::size_t first_slash = name.find('/');
   if (first_slash != std::string_view::npos) {
     const std::string_view first = name.substr(0, first_slash);
+    // As distribution/reference's splitDockerDomain: a first component with an upper-case
+    // letter is a registry too (repository paths are lower-case).
+    const bool upper = std::any_of(first.begin(), first.end(),
+                                   [](char c) { return c >= 'A' && c <= 'Z'; });
     if (first.find('.') != std::string_view::npos || first.find(':') != std::string_view::npos ||
-        first == "localhost") {
+        first == "localhost" || upper) {
       if (!valid_registry(first)) {
         return invalid_argument("registry \"" + std::string(first) + "\" is not a host[:port]");
       }
@@ -393,8 +399,17 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
     }
     start = slash + 1;
   }
-  if (name.size() > 255) {
-    return invalid_argument("the repository name is longer than 255 characters");
+  // The limit applies to the path as kubelet's parser normalises it: Docker Hub's official
+  // images ("ubuntu") are "library/ubuntu".
+  const bool docker_hub =
+      ref.registry.empty() || ref.registry == "docker.io" || ref.registry == "index.docker.io";
+  const std::size_t library = docker_hub && path.find('/') == std::string_view::npos ? 8 : 0;
+  if (path.size() + library > 255) {
+    return invalid_argument("the repository path is longer than 255 characters");
+  }
+  // A bare 64-hex name is an image ID, which kubelet's parser refuses as an image name.
+  if (text.size() == 64 && std::all_of(text.begin(), text.end(), is_hex)) {
+    return invalid_argument("a 64-digit hexadecimal image ID is not an image name");
   }
   ref.repository = path;
   return ref;
