@@ -14,6 +14,7 @@
 #include "admission/policy_schema.hpp"
 #include "admission/yaml_to_json.hpp"
 #include "common/file.hpp"
+#include "policy/image_ref.hpp"
 #include "policy/kuberay_versions.hpp"
 #include "policy/pod_footprint.hpp"
 
@@ -79,6 +80,15 @@ Status read_seconds(const Value& obj, std::string_view key, const Path& path, lo
   return {};
 }
 
+// An image pattern that can match no image (an unclosed `[`...) would allow or deny nothing.
+Status check_pattern(const std::string& pattern, const Path& path) {
+  const Status s = policy::check_glob_pattern(pattern);
+  if (!s.ok()) {
+    return at(path, "pattern \"" + pattern + "\" can never match an image: " + s.error().message);
+  }
+  return {};
+}
+
 Status read_patterns(const Value& obj, std::string_view key, const Path& path,
                      std::vector<std::string>& out) {
   RJG_RETURN_IF_ERROR(json::read_string_list(obj, key, path, out));
@@ -86,6 +96,7 @@ Status read_patterns(const Value& obj, std::string_view key, const Path& path,
     if (out[i].empty()) {
       return at(path.field(key).index(i), "an image pattern must not be empty");
     }
+    RJG_RETURN_IF_ERROR(check_pattern(out[i], path.field(key).index(i)));
   }
   return {};
 }
@@ -252,6 +263,7 @@ Status decode_images(const Value& i, const Path& path, policy::ImagesConfig& out
       if (entry.pattern.empty()) {
         return at(ep.field("pattern"), "required, a non-empty image pattern");
       }
+      RJG_RETURN_IF_ERROR(check_pattern(entry.pattern, ep.field("pattern")));
       if (entry.reason.empty()) {
         return at(ep.field("reason"), "required: say why the image is refused");
       }

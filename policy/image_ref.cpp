@@ -57,7 +57,7 @@ bool valid_registry(std::string_view r) {
     const std::string_view rest = host.substr(close + 1);
     host = host.substr(1, close - 1);
     if (host.empty() ||
-        host.find_first_not_of("0123456789abcdefABCDEF:.") != std::string_view::npos) {
+        host.find_first_not_of("0123456789abcdefABCDEF:") != std::string_view::npos) {
       return false;
     }
     if (rest.empty()) {
@@ -112,23 +112,25 @@ Status check_digest(std::string_view digest) {
                               "\" must be lower-case hexadecimal after the algorithm");
     }
   }
-  if (algorithm == "sha256" && hex.size() != 64) {
-    return invalid_argument("a sha256 digest has 64 hex digits, \"" + std::string(digest) +
-                            "\" has " + std::to_string(hex.size()));
-  }
-  if (algorithm == "sha512" && hex.size() != 128) {
-    return invalid_argument("a sha512 digest has 128 hex digits");
-  }
-  if (algorithm != "sha256" && algorithm != "sha512") {
-    if (hex.size() < 32) {
-      return invalid_argument("digest \"" + std::string(digest) + "\" is too short");
-    }
-    for (char c : algorithm) {
-      if (!is_lower_alnum(c) && c != '+' && c != '.' && c != '_' && c != '-') {
-        return invalid_argument("digest algorithm \"" + std::string(algorithm) + "\" is not valid");
+  // go-digest (what kubelet's parser validates with) knows sha256, sha384 and sha512 only, each
+  // with its exact length; any other algorithm is refused as unsupported.
+  struct Algorithm {
+    std::string_view name;
+    std::size_t hex_digits;
+  };
+  static constexpr Algorithm kAlgorithms[] = {{"sha256", 64}, {"sha384", 96}, {"sha512", 128}};
+  for (const Algorithm& a : kAlgorithms) {
+    if (a.name == algorithm) {
+      if (hex.size() != a.hex_digits) {
+        return invalid_argument("a " + std::string(a.name) + " digest has " +
+                                std::to_string(a.hex_digits) + " hex digits, \"" +
+                                std::string(digest) + "\" has " + std::to_string(hex.size()));
       }
+      return Status();
     }
   }
+  return invalid_argument("digest algorithm \"" + std::string(algorithm) +
+                          "\" is not supported (sha256, sha384 or sha512)");
   return Status();
 }
 
@@ -155,7 +157,176 @@ void add_template(const PodTemplate& t, ImageUse::Where where, std::size_t group
   }
 }
 
+// The characters a valid image reference can hold (distribution/reference's grammar; `[` and
+// `]` only around an IPv6 registry address).
+bool in_reference_charset(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("._-/:@[]").find(static_cast<char>(c)) != std::string_view::npos;
+}
+
+// `c` for a message: itself when printable, else its code.
+std::string shown_char(unsigned char c) {
+  if (c > ' ' && c < 0x7f) {
+    return std::string("'") + static_cast<char>(c) + "'";
+  }
+  static constexpr char kHex[] = "0123456789abcdef";
+  return std::string(c == ' ' ? "a space" : "byte 0x") +
+         (c == ' ' ? "" : std::string{kHex[c >> 4], kHex[c & 15]});
+}
+
+// glibc's bracket classes ([:alpha:] ...), as fnmatch knows them. Sets `known` to false for a
+// name it does not know.
+bool named_class_member(std::string_view name, unsigned char c, bool& known) {
+  const bool lower = c >= 'a' && c <= 'z';
+  const bool upper = c >= 'A' && c <= 'Z';
+  const bool digit = c >= '0' && c <= '9';
+  const bool graph = c > ' ' && c < 0x7f;
+  const std::pair<std::string_view, bool> kClasses[] = {
+      {"alpha", lower || upper},
+      {"alnum", lower || upper || digit},
+      {"digit", digit},
+      {"lower", lower},
+      {"upper", upper},
+      {"xdigit", digit || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')},
+      {"punct", graph && !lower && !upper && !digit},
+      {"graph", graph},
+      {"print", graph || c == ' '},
+      {"space", c == ' ' || (c >= '\t' && c <= '\r')},
+      {"blank", c == ' ' || c == '\t'},
+      {"cntrl", c < ' ' || c == 0x7f},
+  };
+  for (const auto& [n, is] : kClasses) {
+    if (n == name) {
+      known = true;
+      return is;
+    }
+  }
+  known = false;
+  return false;
+}
+
+// Checks the class that opens at pattern[open] (a `[`), as fnmatch reads it; sets `close` to its
+// `]`. Returns what makes it match nothing an image holds, or ok.
+Status check_class(std::string_view p, std::size_t open, std::size_t& close) {
+  std::size_t i = open + 1;
+  const bool negated = i < p.size() && (p[i] == '!' || p[i] == '^');
+  if (negated) {
+    ++i;
+  }
+  bool member[256] = {};
+  bool first = true;  // a `]` first in the class is a member, not its end
+  const auto unclosed = [&] {
+    return invalid_argument("the '[' at offset " + std::to_string(open) +
+                            " is never closed, so it only matches a literal '[', which no image "
+                            "holds there; close the class with ']' or write \\[ for a literal "
+                            "bracket");
+  };
+  while (true) {
+    if (i >= p.size()) {
+      return unclosed();
+    }
+    unsigned char c = static_cast<unsigned char>(p[i]);
+    if (c == ']' && !first) {
+      break;
+    }
+    first = false;
+    if (c == '[' && i + 1 < p.size() && p[i + 1] == ':') {
+      const std::size_t end = p.find(":]", i + 2);
+      if (end == std::string_view::npos) {
+        return unclosed();
+      }
+      const std::string_view name = p.substr(i + 2, end - i - 2);
+      bool known = true;
+      for (int x = 0; x < 256; ++x) {
+        if (named_class_member(name, static_cast<unsigned char>(x), known)) {
+          member[x] = true;
+        }
+      }
+      if (!known) {
+        return invalid_argument("[:" + std::string(name) +
+                                ":] is not a character class (alpha, alnum, digit, lower, upper, "
+                                "xdigit, punct...)");
+      }
+      i = end + 2;
+      continue;
+    }
+    if (c == '\\') {
+      if (i + 1 >= p.size()) {
+        return unclosed();
+      }
+      c = static_cast<unsigned char>(p[++i]);
+    }
+    ++i;
+    unsigned char last = c;
+    if (i + 1 < p.size() && p[i] == '-' && p[i + 1] != ']') {
+      last = static_cast<unsigned char>(p[i + 1]);
+      std::size_t next = i + 2;
+      if (last == '\\' && next < p.size()) {
+        last = static_cast<unsigned char>(p[next++]);
+      }
+      if (last < c) {
+        return invalid_argument("the range " + shown_char(c) + "-" + shown_char(last) +
+                                " in the class at offset " + std::to_string(open) +
+                                " is reversed and matches nothing; write the lower end first");
+      }
+      i = next;
+    }
+    for (unsigned x = c; x <= last; ++x) {
+      member[x] = true;
+    }
+  }
+  close = i;
+  if (member[static_cast<unsigned char>('/')] && !negated) {
+    return invalid_argument("the class at offset " + std::to_string(open) +
+                            " holds '/', which no class matches (classes, '*' and '?' stop at "
+                            "'/'); write the '/' outside the class");
+  }
+  for (int x = 0; x < 256; ++x) {
+    if (x != '/' && member[x] != negated && in_reference_charset(static_cast<unsigned char>(x))) {
+      return Status();
+    }
+  }
+  return invalid_argument("the class " + std::string(p.substr(open, close - open + 1)) +
+                          " at offset " + std::to_string(open) +
+                          " matches no character an image reference holds (letters, digits, "
+                          "'.', '_', '-', ':', '@')");
+}
+
 }  // namespace
+
+Status check_glob_pattern(std::string_view pattern) {
+  if (pattern.size() > kMaxGlobLength) {
+    return invalid_argument("the pattern is longer than " + std::to_string(kMaxGlobLength) +
+                            " characters and would match nothing");
+  }
+  for (std::size_t i = 0; i < pattern.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(pattern[i]);
+    if (c == '*' || c == '?') {
+      continue;
+    }
+    if (c == '[') {
+      std::size_t close = i;
+      RJG_RETURN_IF_ERROR(check_class(pattern, i, close));
+      i = close;
+      continue;
+    }
+    if (c == '\\') {
+      if (i + 1 == pattern.size()) {
+        return invalid_argument(
+            "the pattern ends in a lone '\\', which escapes nothing and makes it match nothing; "
+            "remove it or write \\\\");
+      }
+      c = static_cast<unsigned char>(pattern[++i]);
+    }
+    if (!in_reference_charset(c)) {
+      return invalid_argument(shown_char(c) + " at offset " + std::to_string(i) +
+                              " cannot appear in an image reference (letters, digits, '.', '_', "
+                              "'-', '/', ':', '@'; braces are not expanded), so the pattern "
+                              "matches nothing");
+    }
+  }
+  return Status();
+}
 
 Result<ImageRef> parse_image_ref(std::string_view text) {
   if (text.empty()) {
@@ -197,8 +368,12 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
   const std::size_t first_slash = name.find('/');
   if (first_slash != std::string_view::npos) {
     const std::string_view first = name.substr(0, first_slash);
+    // As distribution/reference's splitDockerDomain: a first component with an upper-case
+    // letter is a registry too (repository paths are lower-case).
+    const bool upper = std::any_of(first.begin(), first.end(),
+                                   [](char c) { return c >= 'A' && c <= 'Z'; });
     if (first.find('.') != std::string_view::npos || first.find(':') != std::string_view::npos ||
-        first == "localhost") {
+        first == "localhost" || upper) {
       if (!valid_registry(first)) {
         return invalid_argument("registry \"" + std::string(first) + "\" is not a host[:port]");
       }
@@ -224,8 +399,17 @@ Result<ImageRef> parse_image_ref(std::string_view text) {
     }
     start = slash + 1;
   }
-  if (name.size() > 255) {
-    return invalid_argument("the repository name is longer than 255 characters");
+  // The limit applies to the path as kubelet's parser normalises it: Docker Hub's official
+  // images ("ubuntu") are "library/ubuntu".
+  const bool docker_hub =
+      ref.registry.empty() || ref.registry == "docker.io" || ref.registry == "index.docker.io";
+  const std::size_t library = docker_hub && path.find('/') == std::string_view::npos ? 8 : 0;
+  if (path.size() + library > 255) {
+    return invalid_argument("the repository path is longer than 255 characters");
+  }
+  // A bare 64-hex name is an image ID, which kubelet's parser refuses as an image name.
+  if (text.size() == 64 && std::all_of(text.begin(), text.end(), is_hex)) {
+    return invalid_argument("a 64-digit hexadecimal image ID is not an image name");
   }
   ref.repository = path;
   return ref;

@@ -45,6 +45,19 @@ Result<ImageRef> parse_image_ref(std::string_view text);
 // (test/policy/image_ref_test.cpp) pins the semantics above.
 bool glob_match(std::string_view pattern, std::string_view text);
 
+// Returns ok when glob `pattern` can match some valid image reference, else kInvalidArgument
+// saying what makes it match none (for the policy loader, which prefixes the key path):
+// - an unclosed `[` (glob_match then reads it as a literal `[`, which no image holds outside an
+//   IPv6 registry: a deny entry `rayproject/ray:2.[0-9` would deny nothing);
+// - a trailing lone `\`;
+// - a class holding `/` (no class matches `/`), a reversed range (`[9-0]`), or a class left with
+//   no character an image reference can hold (`[ ]`, `[!a-zA-Z0-9._:@/[]-]`...);
+// - a literal character no image reference holds (anything but letters, digits and
+//   `. _ - / : @ [ ]`: spaces, `{a,b}` braces (not expanded), `+`, `%`...);
+// - more than 4096 characters (glob_match never matches those).
+// The empty pattern is the caller's to refuse.
+Status check_glob_pattern(std::string_view pattern);
+
 // Returns true when `pattern` matches `image` as written, or one of its Docker Hub spellings:
 // "rayproject/ray:2.41.0", "docker.io/rayproject/ray:2.41.0" and
 // "index.docker.io/rayproject/ray:2.41.0" are the same image, so a pattern written for one of

@@ -119,7 +119,9 @@ void container_resources(const std::optional<ResourceList>& requests,
     into.reserve(list->size());
     for (const auto& [name, text] : *list) {
       std::optional<Quantity> q = Quantity::parse(text);
-      if (!q) {
+      // A negative amount is refused for a pod by the apiserver; summed, it would offset the
+      // other containers and groups and let an over-quota RayJob through quota-fit.
+      if (!q || *q < Quantity()) {
         errors.push_back({resources_field.str() + "." + which + "." + name, text});
         continue;
       }
@@ -129,7 +131,8 @@ void container_resources(const std::optional<ResourceList>& requests,
   parse_list(requests, "requests", out.requests);
   parse_list(limits, "limits", out.limits);
   // Kubernetes defaulting: a resource with a limit and no request is given request = limit
-  // before quota admission sees the pod. A request written but unparseable stays unset.
+  // before quota admission sees the pod. A request written but unparseable or
+  // negative stays unset.
   auto defaulted = [&requests](const std::string& name) {
     return !(requests && requests->contains(name));
   };

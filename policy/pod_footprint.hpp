@@ -1,7 +1,8 @@
 // The worst-case ResourceQuota footprint of a RayJob: every pod KubeRay may create for it at the
 // same time, with the requests and limits Kubernetes' quota evaluator charges for each pod.
 // Pure: reads the typed RayJob only. quota-fit compares it with the namespace's quota;
-// resources-declared reports the quantities that do not parse (they are skipped here).
+// resources-declared reports the quantities that do not parse or are negative (they are skipped
+// here, so that a negative amount never offsets another).
 #pragma once
 
 #include <cstdint>
@@ -68,8 +69,8 @@ struct FootprintPart {
   std::string field() const;
 };
 
-// A quantity Kubernetes would not accept, found while computing the footprint. It contributes
-// nothing to the totals.
+// A quantity Kubernetes would not accept for a pod (unparseable, or negative), found while
+// computing the footprint. It contributes nothing to the totals.
 struct QuantityError {
   std::string
       field;  // e.g.
@@ -107,7 +108,8 @@ struct PodFootprint {
 //   (500m/200Mi requests, 1 CPU/1Gi limits) unless submitterPodTemplate is given, which is then
 //   used exactly as written (no defaults). HTTPMode, InteractiveMode and unknown modes create no
 //   submitter pod. With clusterSelector (no rayClusterSpec) only the submitter pod counts.
-// Multiplications saturate. Never fails: unparseable quantities are listed in `errors`.
+// Multiplications saturate. Never fails: unparseable and negative quantities are listed in
+// `errors` and count as absent.
 PodFootprint compute_pod_footprint(const RayJob& job);
 
 }  // namespace rjg::policy

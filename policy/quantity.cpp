@@ -1,6 +1,6 @@
 // Quantity parsing and arithmetic, mirroring k8s.io/apimachinery/pkg/api/resource (quantity.go,
-// suffix.go): the same tokenizer, the same int64 fast path, and the same round-up-and-cap slow
-// path, computed exactly on decimal digits instead of inf.Dec.
+// suffix.go, v0.37.2): the same tokenizer, the same int64 fast path, and the same round-up slow
+// path (capped for binary suffixes only), computed exactly on decimal digits instead of inf.Dec.
 #include "policy/quantity.hpp"
 
 #include <cstdint>
@@ -16,11 +16,9 @@ using u128 = unsigned __int128;
 constexpr __int128 kMax = static_cast<__int128>(~static_cast<u128>(0) >> 1);
 constexpr __int128 kMin = -kMax - 1;
 constexpr long long kNanosPerUnit = 1'000'000'000;
-// Kubernetes caps the slow path at maxAllowed = 2^63-1 units.
+// Kubernetes caps the slow path of binary suffixes (Ki..Ei) at maxAllowed = 2^63-1 units.
 constexpr __int128 kCapNanos =
     static_cast<__int128>(std::numeric_limits<std::int64_t>::max()) * kNanosPerUnit;
-// Kubernetes' exponents are int32 scales that get negated, so +-MaxInt32 is the accepted range.
-constexpr long long kMaxExponent = 2147483647;
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -114,7 +112,8 @@ std::optional<Suffix> interpret(std::string_view suffix) {
   if (suffix.size() < 2 || (suffix[0] != 'e' && suffix[0] != 'E')) {
     return std::nullopt;
   }
-  // strconv.ParseInt(suffix[1:], 10, 64), then the int32 bound.
+  // strconv.ParseInt(suffix[1:], 10, 64), then Go's int32(parsed): an exponent beyond the int32
+  // range wraps around exactly as it does in Kubernetes ("1e4294967296" is 1).
   std::string_view digits = suffix.substr(1);
   bool negative = false;
   if (digits[0] == '-' || digits[0] == '+') {
@@ -124,17 +123,18 @@ std::optional<Suffix> interpret(std::string_view suffix) {
   if (digits.empty()) {
     return std::nullopt;
   }
-  long long value = 0;
+  unsigned long long magnitude = 0;
+  const unsigned long long limit = negative ? (1ULL << 63) : (1ULL << 63) - 1;
   for (char c : digits) {
-    if (!is_digit(c)) {
-      return std::nullopt;
-    }
-    value = value * 10 + (c - '0');
-    if (value > kMaxExponent) {
+    if (!is_digit(c) || __builtin_mul_overflow(magnitude, 10ULL, &magnitude) ||
+        __builtin_add_overflow(magnitude, static_cast<unsigned long long>(c - '0'), &magnitude) ||
+        magnitude > limit) {
       return std::nullopt;
     }
   }
-  return Suffix{10, negative ? -value : value};
+  const unsigned long long bits = negative ? 0ULL - magnitude : magnitude;
+  const auto exponent = static_cast<std::int32_t>(static_cast<std::uint32_t>(bits));
+  return Suffix{10, exponent};
 }
 
 // value * 10^power in 128 bits; nullopt on overflow. REQUIRES: value >= 0, power >= 0.
@@ -147,12 +147,14 @@ std::optional<__int128> scale_up(__int128 value, long long power) {
   return value;
 }
 
-// The exact magnitude ceil(digits * 2^binary_exponent * 10^decimal_exponent), capped at
-// kCapNanos, where `digits` is a decimal integer written as text. This is Kubernetes' slow path
-// (inf.Dec with RoundUp to nano, then the maxAllowed cap) without arbitrary-precision types: the
-// digits are multiplied by powers of two in base 10, then the decimal exponent moves the point.
-__int128 slow_path_nanos(std::string_view digit_text, int binary_exponent,
-                         long long decimal_exponent) {
+// The exact magnitude ceil(digits * 2^binary_exponent * 10^decimal_exponent) in nano-units,
+// where `digits` is a decimal integer written as text, capped at kCapNanos when `cap` is set.
+// This is Kubernetes' slow path (inf.Dec with RoundUp to nano, then, for binary suffixes only,
+// the maxAllowed cap) without arbitrary-precision types: the digits are multiplied by powers of
+// two in base 10, then the decimal exponent moves the point. Returns nullopt when the (uncapped)
+// value does not fit 128 bits.
+std::optional<__int128> slow_path_nanos(std::string_view digit_text, int binary_exponent,
+                                        long long decimal_exponent, bool cap) {
   std::vector<int> digits;  // most significant first, no leading zeros
   digits.reserve(digit_text.size() + 20);
   for (char c : digit_text) {
@@ -185,22 +187,25 @@ __int128 slow_path_nanos(std::string_view digit_text, int binary_exponent,
   if (integer_digits <= 0) {
     return 1;  // nonzero and below one nano: rounded up to 1n
   }
-  // 31 digits are at least 10^30, far above the cap (about 9.2e27).
-  if (integer_digits > 31) {
-    return kCapNanos;
+  // 40 digits are at least 10^39, beyond 128 bits (and far above the cap, about 9.2e27).
+  if (integer_digits > 39) {
+    return cap ? std::optional<__int128>(kCapNanos) : std::nullopt;
   }
   __int128 value = 0;
   bool remainder = false;
   for (long long i = 0; i < integer_digits; ++i) {
-    value = value * 10 + (i < length ? digits[static_cast<std::size_t>(i)] : 0);
+    const int d = i < length ? digits[static_cast<std::size_t>(i)] : 0;
+    if (__builtin_mul_overflow(value, 10, &value) || __builtin_add_overflow(value, d, &value)) {
+      return cap ? std::optional<__int128>(kCapNanos) : std::nullopt;
+    }
   }
   for (long long i = integer_digits; i < length; ++i) {
     remainder = remainder || digits[static_cast<std::size_t>(i)] != 0;
   }
-  if (remainder) {
-    value += 1;
+  if (remainder && __builtin_add_overflow(value, 1, &value)) {
+    return cap ? std::optional<__int128>(kCapNanos) : std::nullopt;
   }
-  return value > kCapNanos ? kCapNanos : value;
+  return cap && value > kCapNanos ? kCapNanos : value;
 }
 
 std::string u128_to_string(u128 v) {
@@ -330,9 +335,13 @@ std::optional<Quantity> Quantity::parse_general(std::string_view text) {
   std::string digit_text(p.num);
   digit_text.append(p.denom);
   const long long decimal_exponent = (suffix->base == 10 ? suffix->exponent : 0) - denom_len + 9;
-  const __int128 nanos = slow_path_nanos(
-      digit_text, suffix->base == 2 ? static_cast<int>(suffix->exponent) : 0, decimal_exponent);
-  return from_nanos(p.positive ? nanos : -nanos);
+  const bool binary = suffix->base == 2;
+  const std::optional<__int128> nanos = slow_path_nanos(
+      digit_text, binary ? static_cast<int>(suffix->exponent) : 0, decimal_exponent, binary);
+  if (!nanos) {
+    return std::nullopt;
+  }
+  return from_nanos(p.positive ? *nanos : -*nanos);
 }
 
 Quantity Quantity::operator+(const Quantity& other) const {

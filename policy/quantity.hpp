@@ -1,10 +1,12 @@
 // Quantity: an exact Kubernetes resource.Quantity ("500m", "64Gi", "1e3", "0.5").
-// Parsing follows k8s.io/apimachinery/pkg/api/resource ParseQuantity exactly: sign, digits, an
-// optional decimal point, decimal SI suffixes (n u m k M G T P E), binary SI suffixes (Ki Mi Gi Ti
-// Pi Ei), e/E exponents within +-2147483647, values below one nano rounded up (away from zero)
-// to 1n, and the same cap Kubernetes applies on its arbitrary-precision path. The value is held as
-// a signed count of nano-units in 128 bits, so sums and comparisons never round. No floating
-// point is used anywhere.
+// Parsing follows k8s.io/apimachinery/pkg/api/resource ParseQuantity (v0.37.2) exactly: sign,
+// digits, an optional decimal point, decimal SI suffixes (n u m k M G T P E), binary SI suffixes
+// (Ki Mi Gi Ti Pi Ei), e/E exponents read as int64 and wrapped to int32 as Go's int32() does
+// ("1e4294967296" is 1, "1e2147483648" is 1e-2147483648), values below one nano rounded up (away
+// from zero) to 1n, and the cap Kubernetes applies to binary suffixes on its arbitrary-precision
+// path. The value is held as a signed count of nano-units in 128 bits, so sums and comparisons
+// never round. No floating point is used anywhere. test/differential/k8sref compares it with
+// ParseQuantity itself.
 #pragma once
 
 #include <compare>
@@ -21,12 +23,12 @@ class Quantity {
 
   // Parses `text` as Kubernetes' ParseQuantity does and returns its exact value. Returns nullopt
   // when Kubernetes would refuse the text (empty, stray characters, an unknown suffix, an exponent
-  // beyond +-2147483647, surrounding whitespace), and when the value Kubernetes would hold does not
-  // fit 128-bit nano-units (about 1.7e29; only reachable through short inputs with huge exponents
-  // such as "1e40", which Kubernetes keeps uncapped on its int64 fast path).
-  // Kubernetes quirk kept on purpose: inputs on its arbitrary-precision path (more than 18
-  // significant digits, sub-nano digits, fractional or large binary values such as "9Ei") are
-  // capped at 2^63-1 units, while short inputs such as "12E" are not.
+  // beyond the int64 range, surrounding whitespace), and when the value Kubernetes would hold does not
+  // fit 128-bit nano-units (about 1.7e29 units: "1e40", "9223372036854775807E"; the one deliberate
+  // difference, listed in the differential test).
+  // Kubernetes quirk kept on purpose: binary-suffixed inputs on its arbitrary-precision path
+  // (fractional or large, such as "9Ei" or "1.5Ki") are capped at 2^63-1 units; decimal ones are
+  // not capped.
   static std::optional<Quantity> parse(std::string_view text);
   // parse() without its short path for the common spellings ("2", "500m", "8Gi"). Only for the
   // tests and the quantity fuzz target, which check that both always agree; call parse().

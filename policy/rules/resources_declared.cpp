@@ -1,6 +1,7 @@
 // resources-declared: every container that will run sets cpu and memory requests and limits,
-// limits for every extended resource it requests, and only quantities Kubernetes accepts;
-// otherwise the namespace's ResourceQuota refuses its pods after the RayJob was admitted.
+// limits for every extended resource it requests, and only quantities Kubernetes accepts for a
+// pod (parseable and not negative); otherwise the namespace's ResourceQuota or the apiserver
+// refuses its pods after the RayJob was admitted.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,7 +58,11 @@ std::vector<Edit> copy_amounts(const std::optional<ResourceList>& from,
                                const std::vector<std::string>& names, const std::string& to) {
   std::vector<Edit> fix;
   for (const std::string& name : names) {
-    if (!from || !from->contains(name) || !Quantity::parse(from->at(name))) {
+    if (!from || !from->contains(name)) {
+      return {};
+    }
+    const std::optional<Quantity> amount = Quantity::parse(from->at(name));
+    if (!amount || *amount < Quantity()) {
       return {};
     }
     // A resource name with dots (nvidia.com/gpu) is one key: bracketed, as Edit paths allow.
@@ -81,11 +86,21 @@ void check_block(const WhatOf& what_of, const std::optional<ResourceList>& reque
     }
     const char* which = list == &requests ? "requests" : "limits";
     for (const auto& [name, text] : **list) {
-      if (!Quantity::parse(text)) {
+      const std::optional<Quantity> q = Quantity::parse(text);
+      if (!q) {
         report(out, field_of() + "." + which + "." + name,
                what_of() + ": \"" + text +
                    "\" is not a Kubernetes quantity; write it like \"2\", \"500m\", "
                    "\"8Gi\" or \"1e3\" (no spaces, units Ki Mi Gi Ti or k M G T, m for milli)");
+      } else if (*q < Quantity()) {
+        // The CRD's quantity pattern admits a sign, so the RayJob is stored; the apiserver then
+        // refuses every pod ("must be greater than or equal to 0"), and quota-fit ignores the
+        // value (a negative must not offset the other containers).
+        report(out, field_of() + "." + which + "." + name,
+               what_of() + ": " + which + "." + name + " is negative (\"" + text +
+                   "\"); Kubernetes refuses the pod (\"must be greater than or equal to 0\") "
+                   "after the RayJob was admitted; write the amount the container needs, 0 or "
+                   "more, such as \"2\", \"500m\" or \"8Gi\"");
       }
     }
   }

@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "policy/image_ref.hpp"
+
 namespace rjg::admission {
 namespace {
 
@@ -101,6 +106,39 @@ INSTANTIATE_TEST_SUITE_P(
             "images.allow: expected an array of strings"},
         Bad{"images: {deny: [{pattern: \"x:*\"}]}\n", ErrorCode::kInvalidArgument,
             "images.deny[0].reason: required"},
+        Bad{"images: {deny: [{pattern: \"rayproject/ray:2.[0-9\", reason: old}]}\n",
+            ErrorCode::kInvalidArgument,
+            "images.deny[0].pattern: pattern \"rayproject/ray:2.[0-9\" can never match an image: "
+            "the '[' at offset 17 is never closed"},
+        Bad{"images: {deny: [{pattern: \"x:*\", reason: a}, {pattern: \"y:[!]\", reason: b}]}\n",
+            ErrorCode::kInvalidArgument,
+            "images.deny[1].pattern: pattern \"y:[!]\" can never match an image: the '[' at "
+            "offset 2 is never closed"},
+        Bad{"images: {allow: [\"ghcr.io/team/*\", \"ghcr.io/x:{2.1,2.2}\"]}\n",
+            ErrorCode::kInvalidArgument,
+            "images.allow[1]: pattern \"ghcr.io/x:{2.1,2.2}\" can never match an image: '{' at "
+            "offset 10 cannot appear in an image reference"},
+        Bad{"images: {allow: [\"ghcr.io/x: 1\"]}\n", ErrorCode::kInvalidArgument,
+            "images.allow[0]: pattern \"ghcr.io/x: 1\" can never match an image: a space at "
+            "offset 10"},
+        Bad{"images: {allow: [\"ghcr.io/x\\\\\"]}\n", ErrorCode::kInvalidArgument,
+            "images.allow[0]: pattern \"ghcr.io/x\\\" can never match an image: the pattern ends "
+            "in a lone '\\'"},
+        Bad{"images: {stock: {patterns: [\"rayproject/ray:2.[9-0]*\"]}}\n",
+            ErrorCode::kInvalidArgument,
+            "images.stock.patterns[0]: pattern \"rayproject/ray:2.[9-0]*\" can never match an "
+            "image: the range '9'-'0' in the class at offset 17 is reversed"},
+        Bad{"images: {deny: [{pattern: \"ghcr.io[/]x\", reason: r}]}\n",
+            ErrorCode::kInvalidArgument,
+            "images.deny[0].pattern: pattern \"ghcr.io[/]x\" can never match an image: the class "
+            "at offset 7 holds '/'"},
+        Bad{"images: {deny: [{pattern: \"x:[ %]\", reason: r}]}\n", ErrorCode::kInvalidArgument,
+            "images.deny[0].pattern: pattern \"x:[ %]\" can never match an image: the class [ %] "
+            "at offset 2 matches no character an image reference holds"},
+        Bad{"images: {deny: [{pattern: \"x:[[:foo:]]\", reason: r}]}\n",
+            ErrorCode::kInvalidArgument,
+            "images.deny[0].pattern: pattern \"x:[[:foo:]]\" can never match an image: [:foo:] is "
+            "not a character class"},
         Bad{"images: {stock: {botocoreMin: latest}}\n", ErrorCode::kInvalidArgument,
             "images.stock.botocoreMin: expected a version"},
         Bad{"kuberay: {version: \"2.0\"}\n", ErrorCode::kUnsupported,
@@ -128,6 +166,36 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"kuberay: {version: \"1.2\", featureGates: {RayJobDeletionPolicy: true}}\n",
             ErrorCode::kInvalidArgument,
             "kuberay.featureGates.RayJobDeletionPolicy: the gate does not exist"}));
+
+// Patterns that look unusual but can match an image load; each is matched by the image beside
+// it, so that the validation refuses only patterns that match nothing.
+TEST(PolicyFile, AcceptsEveryPatternThatCanMatch) {
+  struct Good {
+    const char* pattern;
+    const char* image;
+  };
+  const std::vector<Good> good = {
+      {"rayproject/ray:2.4[13]*", "rayproject/ray:2.41.0"},
+      {"rayproject/ray:2.4[!0-9]", "rayproject/ray:2.4a"},
+      {"rayproject/ray:2.4[^13]", "rayproject/ray:2.42"},
+      {"ghcr.io/x:[[:digit:]]*", "ghcr.io/x:2.41"},
+      {"x:[]a]", "x:]"},
+      {"\\[::1\\]:5000/*", "[::1]:5000/ray"},
+      {"ghcr.io/x:2\\.4?", "ghcr.io/x:2.41"},
+      {"*", "ubuntu"},
+      {"x@sha256:*", "x@sha256:0123"},
+  };
+  for (const Good& g : good) {
+    EXPECT_TRUE(policy::glob_match(g.pattern, g.image)) << g.pattern;
+    // Single-quoted YAML keeps every backslash as written.
+    const std::string quoted = "'" + std::string(g.pattern) + "'";
+    const std::string yaml = "apiVersion: rayjob-guard.io/v1\nkind: Policy\nimages:\n  allow: [" +
+                             quoted + "]\n  deny: [{pattern: " + quoted +
+                             ", reason: r}]\n  stock: {patterns: [" + quoted + "]}\n";
+    const Result<LoadedPolicy> p = decode_policy(yaml);
+    EXPECT_TRUE(p.ok()) << g.pattern << ": " << (p.ok() ? "" : p.error().message);
+  }
+}
 
 TEST(PolicyFile, HeaderErrors) {
   Result<LoadedPolicy> p = decode_policy("apiVersion: v1\nkind: Policy\n");

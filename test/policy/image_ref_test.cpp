@@ -24,6 +24,9 @@ TEST(ImageRef, ParsesReferences) {
       {"rayproject/ray:2.41.0", "", "rayproject/ray", "2.41.0", ""},
       {"rayproject/ray:2.52.0-py310-gpu", "", "rayproject/ray", "2.52.0-py310-gpu", ""},
       {"docker.io/rayproject/ray:latest", "docker.io", "rayproject/ray", "latest", ""},
+      {"MyRegistry/ray:1", "MyRegistry", "ray", "1", ""},
+      {std::string(247, 'a'), "", std::string(247, 'a'), "", ""},
+      {"ghcr.io/" + std::string(255, 'a'), "ghcr.io", std::string(255, 'a'), "", ""},
       {"123456789012.dkr.ecr.us-east-1.amazonaws.com/ray-tenant:2.52.0-py310",
        "123456789012.dkr.ecr.us-east-1.amazonaws.com", "ray-tenant", "2.52.0-py310", ""},
       {"localhost/img", "localhost", "img", "", ""},
@@ -54,7 +57,15 @@ TEST(ImageRef, RefusesMalformedReferences) {
   };
   const std::vector<Row> rows = {
       {"", "empty"},
-      {"Rayproject/ray:1", "path component"},
+      // An upper-case first component is a registry (as kubelet's parser reads it); upper case
+      // after it is refused.
+      {"rayproject/Ray:1", "path component"},
+      {"Rayproject/Ray:1", "path component"},
+      {"x@md5:0123456789abcdef0123456789abcdef", "not supported"},
+      {"x@sha384:0123456789abcdef0123456789abcdef", "96 hex digits"},
+      {"[::1.2]:5000/x", "registry"},
+      {std::string(64, 'a'), "image ID"},
+      {std::string(248, 'a'), "longer than 255"},
       {"rayproject/ray:", "tag"},
       {"rayproject/ray:-x", "tag"},
       {"rayproject/ray:a b", "tag"},

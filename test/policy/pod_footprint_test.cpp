@@ -274,6 +274,42 @@ TEST(PodFootprint, ReportsUnparseableQuantitiesAndSkipsThem) {
   EXPECT_EQ(fp.amount("limits.memory"), q("2Gi"));
 }
 
+TEST(PodFootprint, ReportsNegativeQuantitiesAndNeverSumsThem) {
+  struct Spelling {
+    const char* name;
+    const char* text;
+  };
+  // Whatever the spelling, a negative amount is an error and offsets nothing; "-0" is zero.
+  for (const Spelling& r : std::vector<Spelling>{{"integer", "-3"},
+                                       {"milli", "-2500m"},
+                                       {"exponent", "-3e0"},
+                                       {"binary suffix", "-1Ki"},
+                                       {"below one nano", "-1e-30"},
+                                       {"slow path", "-9223372036854775807.5"}}) {
+    RayJob j = compliant_rayjob();
+    Container offset{"offset", "img:1", ResourceList{{"cpu", r.text}, {"nvidia.com/gpu", r.text}},
+                     ResourceList{{"cpu", r.text}, {"memory", r.text}}};
+    j.spec.ray_cluster_spec->head.pod_template.containers.push_back(offset);
+    offset.name = "init";
+    worker(j).pod_template.init_containers.push_back(offset);
+    const PodFootprint fp = compute_pod_footprint(j);
+    EXPECT_EQ(fp.errors.size(), 8u) << r.name;
+    for (const QuantityError& e : fp.errors) {
+      EXPECT_EQ(e.text, r.text) << r.name << ": " << e.field;
+    }
+    // The totals of compliant_rayjob(), untouched.
+    EXPECT_EQ(fp.amount("requests.cpu"), q("5500m")) << r.name;
+    EXPECT_EQ(fp.amount("limits.cpu"), q("6")) << r.name;
+    EXPECT_EQ(fp.amount("limits.memory"), q("11Gi")) << r.name;
+    EXPECT_EQ(fp.amount("requests.nvidia.com/gpu"), Quantity()) << r.name;
+  }
+  RayJob j = compliant_rayjob();
+  (*head(j).requests)["cpu"] = "-0";
+  const PodFootprint fp = compute_pod_footprint(j);
+  EXPECT_TRUE(fp.errors.empty());
+  EXPECT_EQ(fp.amount("requests.cpu"), q("4500m"));
+}
+
 TEST(PodFootprint, KnowsTheSupportedQuotaKeys) {
   const std::vector<std::pair<const char*, bool>> keys = {
       {"pods", true},

@@ -177,11 +177,9 @@ TEST(Quantity, RefusesKubernetesInvalidTable) {
       "1i",
       "-3.01i",
       "-3.01e-",
-      // An exponent outside the int32 scale is refused, not truncated.
-      "1e4294967297",
-      "1E2147483648",
-      "1E-2147483648",
+      // An exponent outside the int64 range is refused (inside it, it wraps: see below).
       "1E9223372036854775808",
+      "1e18446744073709551616",
       // Whitespace is not trimmed.
       " 1",
       "1 ",
@@ -234,6 +232,13 @@ TEST(Quantity, KeepsKubernetesFastPathQuirks) {
     ASSERT_TRUE(q.has_value()) << r.input;
     EXPECT_EQ(q->nanos(), r.nanos) << r.input;
   }
+  // Go reads the exponent as int64 and converts it with int32(), which wraps (found by
+  // test/differential/k8sref: ours used to refuse these; ParseQuantity accepts them).
+  EXPECT_EQ(Quantity::parse("1e4294967297")->nanos(), dec(10, 0));
+  EXPECT_EQ(Quantity::parse("1e4294967296")->nanos(), kUnit);
+  EXPECT_EQ(Quantity::parse("1E9223372036854775807")->nanos(), dec(1, -1));
+  // 2147483648 wraps to -2147483648: below one nano, 1n (Go's slow path takes hours on it).
+  EXPECT_EQ(Quantity::parse("1E2147483648")->nanos(), kNano);
   // The largest fast-path values that still fit 128-bit nanos, and the first that does not.
   EXPECT_EQ(Quantity::parse("1e28")->nanos(), dec(1, 28));
   EXPECT_FALSE(Quantity::parse("1e40").has_value());
@@ -241,8 +246,13 @@ TEST(Quantity, KeepsKubernetesFastPathQuirks) {
   EXPECT_EQ(Quantity::parse(".")->nanos(), 0);
   EXPECT_EQ(Quantity::parse("-.")->nanos(), 0);
   EXPECT_FALSE(Quantity::parse("--.").has_value());
-  // 20 digits leave the fast path and hit the cap; 18 do not.
-  EXPECT_EQ(Quantity::parse("10000000000000000000")->nanos(), kMaxAllowed);
+  // 20 digits leave the fast path; apimachinery v0.37.2 caps only binary suffixes there, so a
+  // decimal value stays exact (found by test/differential/k8sref: ours used to cap it too).
+  EXPECT_EQ(Quantity::parse("10000000000000000000")->nanos(), dec(1, 19));
+  EXPECT_EQ(Quantity::parse("92233720368547758070")->nanos(), dec(9223372036854775807LL, 1));
+  EXPECT_EQ(Quantity::parse("10000000000000000000Ki")->nanos(), kMaxAllowed);
+  // Beyond 128-bit nanos on the slow path: refused (Go holds 9.2e36 units).
+  EXPECT_FALSE(Quantity::parse("9223372036854775807E").has_value());
   EXPECT_EQ(Quantity::parse("999999999999999999")->nanos(), dec(999999999999999999LL, 0));
   EXPECT_EQ(Quantity::parse("-9Ei")->nanos(), -kMaxAllowed);
   // Below one nano, however far, rounds up to 1n; exactly zero stays zero.

@@ -70,7 +70,7 @@ TEST(ImagePinned, Table) {
        [](RayJob& j, PolicyConfig&) { head_image(j, "RayProject/Ray:2.52.0"); },
        {{kHeadImage,
          "\"RayProject/Ray:2.52.0\" is not a valid image reference (repository path "
-         "component \"RayProject\""}}},
+         "component \"Ray\""}}},
       {"a short digest",
        [](RayJob& j, PolicyConfig&) { head_image(j, "rayproject/ray@sha256:abc"); },
        {{kHeadImage, "not a valid image reference (a sha256 digest has 64 hex digits"}}},

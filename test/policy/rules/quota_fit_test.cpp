@@ -52,6 +52,27 @@ TEST(QuotaFit, Table) {
           "ray-job-submitter) 500m",
           "resources.requests.cpu"}}}},
       {"30 workers fit", [](RayJob& j, PolicyConfig&, std::string&) { replicas(j, 30); }, {}},
+      {"32 workers exceed 64 CPU",
+       [](RayJob& j, PolicyConfig&, std::string&) { replicas(j, 32); },
+       {{"spec", {"worst-case limits.cpu is 66, over"}},
+        {"spec", {"worst-case requests.cpu is 65.5, over"}}}},
+      {"a negative cpu in a head container offsets nothing (it would bring 66 down to 36)",
+       [](RayJob& j, PolicyConfig&, std::string&) {
+         replicas(j, 32);
+         j.spec.ray_cluster_spec->head.pod_template.containers.push_back(
+             Container{"offset", "img:1", ResourceList{{"cpu", "-30"}, {"memory", "1Gi"}},
+                       ResourceList{{"cpu", "-30"}, {"memory", "1Gi"}}});
+       },
+       {{"spec", {"worst-case limits.cpu is 66, over", "head pod 1,"}},
+        {"spec", {"worst-case requests.cpu is 65.5, over"}}}},
+      {"a negative limit is not copied to the request either",
+       [](RayJob& j, PolicyConfig&, std::string&) {
+         replicas(j, 32);
+         j.spec.ray_cluster_spec->head.pod_template.init_containers.push_back(
+             Container{"offset", "img:1", std::nullopt, ResourceList{{"cpu", "-1e3"}}});
+       },
+       {{"spec", {"worst-case limits.cpu is 66, over"}},
+        {"spec", {"worst-case requests.cpu is 65.5, over"}}}},
       {"numOfHosts multiplies",
        [](RayJob& j, PolicyConfig&, std::string&) {
          replicas(j, 10);

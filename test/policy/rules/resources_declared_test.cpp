@@ -150,6 +150,61 @@ TEST(ResourcesDeclared, Table) {
        },
        {{kWorker + ".limits.cpu", "\"\" is not a Kubernetes quantity"},
         {kWorker + ".limits.memory", "sets no memory limit"}}},
+      {"negative cpu request",
+       [](RayJob& j) { (*worker(j).requests)["cpu"] = "-2"; },
+       {{kWorker + ".requests.cpu",
+         "container \"ray-worker\": requests.cpu is negative (\"-2\"); Kubernetes refuses the "
+         "pod (\"must be greater than or equal to 0\") after the RayJob was admitted; write the "
+         "amount the container needs, 0 or more"}}},
+      {"negative memory limit with an exponent",
+       [](RayJob& j) { (*head(j).limits)["memory"] = "-1e9"; },
+       {{kHead + ".limits.memory", "limits.memory is negative (\"-1e9\")"}}},
+      {"negative GPU limit and request",
+       [](RayJob& j) {
+         (*worker(j).requests)["nvidia.com/gpu"] = "-1";
+         (*worker(j).limits)["nvidia.com/gpu"] = "-1";
+       },
+       {{kWorker + ".requests.nvidia.com/gpu", "requests.nvidia.com/gpu is negative"},
+        {kWorker + ".limits.nvidia.com/gpu", "limits.nvidia.com/gpu is negative"}}},
+      {"negative ephemeral-storage and an unknown resource",
+       [](RayJob& j) {
+         (*worker(j).requests)["ephemeral-storage"] = "-500Mi";
+         (*worker(j).limits)["example.com/widget"] = "-0.5";
+       },
+       {{kWorker + ".requests.ephemeral-storage", "is negative (\"-500Mi\")"},
+        {kWorker + ".limits.example.com/widget", "is negative (\"-0.5\")"}}},
+      {"negative zero and a tiny negative that rounds to -1n",
+       [](RayJob& j) {
+         (*worker(j).requests)["cpu"] = "-0";
+         (*worker(j).limits)["cpu"] = "-1e-12";
+       },
+       {{kWorker + ".limits.cpu", "is negative (\"-1e-12\")"}}},
+      {"negative request of an init container",
+       [](RayJob& j) {
+         j.spec.ray_cluster_spec->head.pod_template.init_containers.push_back(
+             Container{"fetch", "img:1", ResourceList{{"cpu", "-1"}, {"memory", "1Gi"}},
+                       ResourceList{{"cpu", "1"}, {"memory", "1Gi"}}});
+       },
+       {{"spec.rayClusterSpec.headGroupSpec.template.spec.initContainers[0].resources.requests.cpu",
+         "init container \"fetch\": requests.cpu is negative"}}},
+      {"negative request of the autoscaler override",
+       [](RayJob& j) {
+         j.spec.ray_cluster_spec->enable_in_tree_autoscaling = true;
+         AutoscalerOptions o;
+         o.requests = ResourceList{{"cpu", "-500m"}, {"memory", "512Mi"}};
+         o.limits = ResourceList{{"cpu", "500m"}, {"memory", "512Mi"}};
+         j.spec.ray_cluster_spec->autoscaler_options = o;
+       },
+       {{"spec.rayClusterSpec.autoscalerOptions.resources.requests.cpu",
+         "requests.cpu is negative (\"-500m\")"}}},
+      {"negative limit of a submitterPodTemplate container",
+       [](RayJob& j) {
+         j.spec.submitter_pod_template =
+             submitter_with(Container{"sub", "img:1", ResourceList{{"cpu", "1"}, {"memory", "1Gi"}},
+                                      ResourceList{{"cpu", "1"}, {"memory", "-1Gi"}}});
+       },
+       {{"spec.submitterPodTemplate.spec.containers[0].resources.limits.memory",
+         "limits.memory is negative"}}},
       {"autoscaler override with limits only",
        [](RayJob& j) {
          j.spec.ray_cluster_spec->enable_in_tree_autoscaling = true;
