@@ -19,10 +19,10 @@ constexpr int kWorkerNice = 10;
 
 }  // namespace
 
-ReviewPool::ReviewPool(unsigned threads, std::size_t queue_limit) : queue_limit_(queue_limit) {
-  const unsigned n = threads == 0 ? 1 : threads;
-  workers_.reserve(n);
-  for (unsigned i = 0; i < n; ++i) {
+ReviewPool::ReviewPool(unsigned threads, std::size_t queue_limit)
+    : threads_(threads == 0 ? 1 : threads), queue_limit_(queue_limit) {
+  workers_.reserve(threads_);
+  for (std::size_t i = 0; i < threads_; ++i) {
     workers_.emplace_back([this] { work(); });
   }
 }

@@ -62,8 +62,9 @@ class ReviewPool {
 
  private:
   void work();
-  bool full_locked() const { return busy_ >= workers_.size() && queue_.size() >= queue_limit_; }
+  bool full_locked() const { return busy_ >= threads_ && queue_.size() >= queue_limit_; }
 
+  const std::size_t threads_;
   const std::size_t queue_limit_;
   mutable std::mutex mu_;
   std::condition_variable ready_;
