@@ -70,6 +70,17 @@ Metrics::Metrics(const std::string& version) : registry_(std::make_shared<promet
            .Help("Connections closed at once because the connection cap was hit.")
            .Register(r)
            .Add({});
+  review_overloads_ =
+      &prometheus::BuildCounter()
+           .Name("rayjob_guard_review_overload_total")
+           .Help("Large reviews answered 503 because their lane's queue was full.")
+           .Register(r)
+           .Add({});
+  large_reviews_ = &prometheus::BuildGauge()
+                        .Name("rayjob_guard_large_reviews")
+                        .Help("Large reviews queued or running in their own lane.")
+                        .Register(r)
+                        .Add({});
   internal_errors_ = &prometheus::BuildCounter()
                           .Name("rayjob_guard_internal_errors_total")
                           .Help("Requests answered 500 because of an unexpected exception (a bug).")
@@ -159,6 +170,8 @@ void Metrics::in_flight_add(double delta) { in_flight_->Increment(delta); }
 void Metrics::tls_handshake_failed() { handshake_failures_->Increment(); }
 void Metrics::connection_rejected() { connections_rejected_->Increment(); }
 void Metrics::internal_error() { internal_errors_->Increment(); }
+void Metrics::review_overloaded() { review_overloads_->Increment(); }
+void Metrics::large_reviews_add(double delta) { large_reviews_->Increment(delta); }
 void Metrics::policy_reload(const char* result) {
   policy_reloads_->Add({{"result", result}}).Increment();
 }

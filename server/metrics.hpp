@@ -40,6 +40,10 @@ class Metrics {
   void in_flight_add(double delta);
   void tls_handshake_failed();
   void connection_rejected();
+  // A large review refused because its lane was full (answered 503): review_overload_total.
+  void review_overloaded();
+  // Large reviews queued or running in their lane (large_reviews); +1 when queued, -1 when done.
+  void large_reviews_add(double delta);
   void internal_error();
   // result is "success" or "failure".
   void policy_reload(const char* result);
@@ -64,6 +68,8 @@ class Metrics {
   prometheus::Gauge* in_flight_;
   prometheus::Counter* handshake_failures_;
   prometheus::Counter* connections_rejected_;
+  prometheus::Counter* review_overloads_;
+  prometheus::Gauge* large_reviews_;
   prometheus::Counter* internal_errors_;
   prometheus::Family<prometheus::Counter>* policy_reloads_;
   prometheus::Family<prometheus::Counter>* certificate_reloads_;

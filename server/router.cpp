@@ -134,6 +134,14 @@ Response read_failure(ReadFailure failure, std::string_view detail, std::size_t 
 
 Response internal_error_response() { return text(500, "internal error"); }
 
+Response overloaded_response(std::size_t large_review_bytes) {
+  Response r = text(503, "overloaded: too many large reviews (bodies of " +
+                             std::to_string(large_review_bytes) +
+                             " bytes or more) in progress; retry");
+  r.headers.emplace_back("Retry-After", "1");
+  return r;
+}
+
 Response route_probe(const RequestHead& head, const ProbeState& state) {
   const std::string_view path = path_of(head.target);
   if (path != "/healthz" && path != "/readyz" && path != "/metrics") {

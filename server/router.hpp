@@ -90,6 +90,11 @@ Response read_failure(ReadFailure failure, std::string_view detail, std::size_t 
 // Returns the 500 answered when a review threw: a bug, never a path.
 Response internal_error_response();
 
+// Returns the 503 answered when a large review (a body of at least `large_review_bytes`) finds
+// its lane full (review_pool.hpp), with Retry-After: 1. The apiserver treats it as a webhook failure and applies the failurePolicy
+// at once, instead of waiting for a review that could not start before its timeout.
+Response overloaded_response(std::size_t large_review_bytes);
+
 // What the probe port reports. Callers keep `metrics_text` callable for the call.
 struct ProbeState {
   bool ready = false;     // certificate and policy loaded, HTTPS listener accepting

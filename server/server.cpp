@@ -1,15 +1,18 @@
 // The server's lifecycle: startup, reload polling, signals and graceful shutdown.
 #include "server/server.hpp"
 
+#include <algorithm>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "admission/policy_file.hpp"
@@ -30,6 +33,8 @@ using tcp = net::ip::tcp;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::chrono::milliseconds kDrainPoll{20};
+// At shutdown, a running large review gets at least this long to finish once the loops stopped.
+constexpr std::chrono::milliseconds kReviewJoinGrace{100};
 
 // Writes `text` to `path` through a temporary file and rename(), so readers never see half.
 Status write_atomically(const std::string& path, const std::string& text) {
@@ -65,6 +70,20 @@ class Runtime {
         deadline_timer_(pool_.control()),
         tls_watcher_({config.tls_cert_file, config.tls_key_file, config.client_ca_file}),
         policy_watcher_({config.policy_file}) {}
+
+  // The large-review lane's waiting jobs own connections bound to pool_'s contexts: drop them
+  // (and join its workers) while pool_ still exists. REQUIRES: stop_reviews() did not fail.
+  ~Runtime() { state_.large_reviews.stop(); }
+
+  // After run(): stops the large-review lane, waiting for a running review until the shutdown
+  // deadline (--shutdown-timeout after the signal). Returns false when one still runs then.
+  bool stop_reviews() {
+    const auto deadline = signal_time_ ? *signal_time_ + state_.config.shutdown_timeout
+                                       : Clock::now() + state_.config.shutdown_timeout;
+    return state_.large_reviews.stop(std::max(deadline, Clock::now() + kReviewJoinGrace));
+  }
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
 
   Status start() {
     const auto& c = state_.config;
@@ -128,6 +147,8 @@ class Runtime {
          {"https_address", c.listen.host},
          {"probe_address", c.probe_listen.host},
          {"threads", static_cast<long long>(c.threads)},
+         {"review_threads", static_cast<long long>(c.review_threads)},
+         {"large_review_bytes", static_cast<long long>(c.large_review_bytes)},
          {"policy", c.policy_file.empty() ? std::string("(embedded default)") : c.policy_file},
          {"policy_hash", state_.policy.load()->hash},
          {"certificate_serial", cert_serial_},
@@ -206,6 +227,7 @@ class Runtime {
       return;
     }
     state_.draining = true;
+    signal_time_ = Clock::now();
     log_event(Level::kInfo, "shutdown: draining, /readyz now 503",
               {{"signal", static_cast<long long>(signo)},
                {"delay_ms", static_cast<long long>(state_.config.shutdown_delay.count())},
@@ -280,6 +302,7 @@ class Runtime {
   std::shared_ptr<Listener> https_;
   std::shared_ptr<Listener> probe_;
   std::string cert_serial_;
+  std::optional<Clock::time_point> signal_time_;  // the first SIGTERM/SIGINT
   bool finished_ = false;
 };
 
@@ -292,6 +315,14 @@ Status serve(const ServerConfig& config, const std::string& version, ReviewFn re
     return s;
   }
   runtime->run();
+  if (!runtime->stop_reviews()) {
+    // A review cannot be interrupted, and a pathological body can take minutes: do not hold the
+    // process past its shutdown timeout for an answer nobody waits for any more.
+    log_event(Level::kWarn, "shutdown timeout: exiting while a large review still runs", {});
+    flush_logs();
+    std::_Exit(0);
+  }
+  runtime.reset();
   // Every connection is closed: write the decision lines still batched before returning.
   flush_logs();
   return {};

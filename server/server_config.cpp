@@ -117,6 +117,11 @@ const char* serve_usage() {
          "  --port-file FILE         write {\"https\":P,\"probe\":Q} there once listening\n"
          "  --client-ca FILE         require client certificates signed by this CA (mTLS)\n"
          "  --threads N              I/O threads (default: number of CPUs)\n"
+         "  --large-review-bytes N   bodies from this size are reviewed in the large lane "
+         "(default 131072)\n"
+         "  --review-threads N       large-lane review threads (default: half the CPUs, at least "
+         "1)\n"
+         "  --review-queue N         large reviews waiting at most, 503 beyond (default 8)\n"
          "  --max-body-bytes N       request body cap, 413 beyond (default 7340032)\n"
          "  --max-header-bytes N     request header cap, 431 beyond (default 65536)\n"
          "  --max-connections N      open connection cap (default 4096)\n"
@@ -133,6 +138,7 @@ const char* serve_usage() {
 Result<ServerConfig> parse_server_config(const std::vector<std::string>& args) {
   ServerConfig c;
   c.threads = std::max(1U, std::thread::hardware_concurrency());
+  c.review_threads = std::max(1U, std::thread::hardware_concurrency() / 2);
   using Setter = std::function<Status(const std::string&)>;
   const auto duration = [](std::chrono::milliseconds& out) -> Setter {
     return [&out](const std::string& v) -> Status {
@@ -181,6 +187,9 @@ Result<ServerConfig> parse_server_config(const std::vector<std::string>& args) {
              {"--listen", "", true, address(c.listen)},
              {"--probe-listen", "", true, address(c.probe_listen)},
              {"--threads", "", true, count(c.threads, 1, 256)},
+             {"--large-review-bytes", "", true, count(c.large_review_bytes, 1, 1ULL << 30)},
+             {"--review-threads", "", true, count(c.review_threads, 1, 256)},
+             {"--review-queue", "", true, count(c.review_queue, 0, 4096)},
              {"--max-body-bytes", "", true, count(c.max_body_bytes, 1, kMaxInputBytes)},
              {"--max-header-bytes", "", true, count(c.max_header_bytes, 1024, 1ULL << 20)},
              {"--max-connections", "", true, count(c.max_connections, 1, 1'000'000)},

@@ -44,9 +44,21 @@ struct ServerConfig {
   // --port-file FILE: when set, {"https":P,"probe":Q} is written there (atomically, via rename)
   // once both listeners are bound, so callers that asked for port 0 learn the ports.
   std::string port_file;
-  // --threads N: I/O threads running the event loop (each also runs reviews). Default: the number
-  // of CPUs (at least 1). 1..256.
+  // --threads N: I/O threads running the event loop (each also runs the reviews smaller than
+  // large_review_bytes). Default: the number of CPUs (at least 1). 1..256.
   unsigned threads = 1;
+  // --large-review-bytes N: a request body of at least this size is a large review: it is
+  // reviewed in its own lane (review_pool.hpp) on review_threads low-priority workers, not on the
+  // I/O thread that read it, so it never delays the ordinary reviews. Default 128 KiB (a typical
+  // RayJob review is 5-10 KiB, a 12-group one 55 KiB).
+  std::size_t large_review_bytes = 128 * 1024;
+  // --review-threads N: workers of the large-review lane. Default: half the CPUs (at least 1).
+  // 1..256.
+  unsigned review_threads = 1;
+  // --review-queue N: large reviews that may wait for a worker; one more is answered 503 at once
+  // (counted in rayjob_guard_review_overload_total), so the apiserver applies failurePolicy
+  // instead of waiting past its timeout. Default 8. 0..4096.
+  std::size_t review_queue = 8;
   // --max-body-bytes N: largest accepted request body. Default and maximum: rjg::kMaxInputBytes
   // (7 MiB, common/file.hpp: the one input limit, shared with every file the commands read; an
   // UPDATE review carries two objects of up to 3 MiB). Larger bodies get 413 without being read.

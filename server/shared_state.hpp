@@ -1,6 +1,6 @@
 // SharedState: what every listener and session of one server shares: the immutable config, the
-// metrics, the current policy and TLS context snapshots, the lifecycle flags and the registry of
-// open HTTPS connections. Owned by Server, which outlives every session.
+// metrics, the current policy and TLS context snapshots, the lifecycle flags, the registry of
+// open HTTPS connections and the large-review lane. Owned by Server, which outlives every session.
 #pragma once
 
 #include <atomic>
@@ -14,6 +14,7 @@
 
 #include "admission/policy_file.hpp"
 #include "server/metrics.hpp"
+#include "server/review_pool.hpp"
 #include "server/router.hpp"
 #include "server/server_config.hpp"
 #include "server/tls_context.hpp"
@@ -90,7 +91,10 @@ class ConnectionRegistry {
 
 struct SharedState {
   SharedState(ServerConfig cfg, const std::string& version, ReviewFn review_fn = {})
-      : config(std::move(cfg)), review(std::move(review_fn)), metrics(version) {}
+      : config(std::move(cfg)),
+        review(std::move(review_fn)),
+        metrics(version),
+        large_reviews(config.review_threads, config.review_queue) {}
 
   const ServerConfig config;
   const ReviewFn review;  // empty = rjg::admission::review (see serve())
@@ -101,6 +105,10 @@ struct SharedState {
   std::atomic<bool> ready{false};     // cert + policy loaded and the HTTPS listener accepting
   std::atomic<bool> draining{false};  // signal received: /readyz 503
   std::atomic<bool> closing{false};   // delay over: no new connections, Connection: close
+  // The lane of reviews with bodies of config.large_review_bytes or more. Its queued jobs own
+  // connections, whose sockets belong to the IoPool: the owner stops it (stop()) while the IoPool
+  // still exists.
+  ReviewPool large_reviews;
 };
 
 }  // namespace rjg::server

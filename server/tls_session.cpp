@@ -184,6 +184,11 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
       }
       return send(std::move(*early), req.keep_alive());
     }
+    if (head_.content_length && is_large(*head_.content_length) && state_.large_reviews.full()) {
+      // The lane is full now: refuse before reading megabytes that would be refused after.
+      state_.metrics.review_overloaded();
+      return send_and_linger(overloaded_response(state_.config.large_review_bytes));
+    }
     if (auto it = req.find(http::field::expect);
         it != req.end() && beast::iequals(it->value(), "100-continue")) {
       auto cont = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
@@ -219,15 +224,44 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
                      beast::bind_front_handler(&TlsSession::on_read_body, shared_from_this()));
   }
 
+  bool is_large(std::uint64_t body_bytes) const {
+    return body_bytes >= state_.config.large_review_bytes;
+  }
+
   void on_read_body(beast::error_code ec, std::size_t /*bytes*/) {
     if (ec) {
       return on_read_error(ec);
     }
     const bool keep_alive = parser_->get().keep_alive();
     Request request{std::move(head_), std::move(parser_->get().body())};
+    if (!is_large(request.body.size())) {
+      return send(review(request), keep_alive);
+    }
+    // A large review runs in its own lane; the session waits (no read is pending, no timer runs)
+    // until the answer is posted back to its context. The job owns the session meanwhile.
+    auto job = [self = shared_from_this(), request = std::move(request), keep_alive] {
+      Response response = self->review(request);
+      self->state_.metrics.large_reviews_add(-1);
+      net::post(self->stream_.get_executor(),
+                [self, response = std::move(response), keep_alive]() mutable {
+                  self->send(std::move(response), keep_alive);
+                });
+    };
+    state_.metrics.large_reviews_add(1);
+    if (!state_.large_reviews.try_submit(std::move(job))) {
+      state_.metrics.large_reviews_add(-1);
+      state_.metrics.review_overloaded();
+      send(overloaded_response(state_.config.large_review_bytes), keep_alive);
+    }
+  }
+
+  // Returns route()'s answer to a complete request, recording and logging the review. Runs on the
+  // session's thread or on a large-review worker: it touches only thread-safe shared state.
+  Response review(const Request& request) {
     Response response;
     // Latency is the review itself (decode, evaluate, encode): queueing behind other
-    // connections on a busy loop is visible in the client's latency, not here.
+    // connections on a busy loop, or in the large-review lane, is visible in the client's
+    // latency, not here.
     const auto started = Clock::now();
     // The session boundary: an exception here is a bug, answered 500 and counted, never a path.
     try {
@@ -243,7 +277,7 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
       state_.metrics.record_review(*response.summary, latency);
       log_decision(*response.summary, latency, response.status);
     }
-    send(std::move(response), keep_alive);
+    return response;
   }
 
   void send(Response response, bool keep_alive) {

@@ -1,5 +1,7 @@
 // TlsSession: one HTTPS connection on the admission port. Only I/O happens here: the TLS
-// handshake, reading requests with per-step timeouts, and writing what route() returns.
+// handshake, reading requests with per-step timeouts, and writing what route() returns. route()
+// runs on the session's I/O thread for a body under config.large_review_bytes, else in the
+// large-review lane (review_pool.hpp), whose answer comes back to the session's context.
 // Sequence (Beast's do_x/on_x pairs): run -> on_handshake -> do_wait_idle -> on_idle_data ->
 // do_read_header -> on_read_header -> [do_read_body -> on_read_body] -> send -> on_write ->
 // do_wait_idle ... -> do_close -> on_shutdown.

@@ -20,6 +20,9 @@ TEST(Metrics, RecordsAppearInTheExposition) {
   m.policy_reload("failure");
   m.set_certificate_expiry(1.5e9);
   m.connection_rejected();
+  m.review_overloaded();
+  m.large_reviews_add(2);
+  m.large_reviews_add(-1);
   const std::string text = m.render();
   for (const char* needle : {
            "rayjob_guard_admission_requests_total{allowed=\"false\",operation=\"CREATE\"} 1",
@@ -32,6 +35,8 @@ TEST(Metrics, RecordsAppearInTheExposition) {
            "rayjob_guard_policy_reloads_total{result=\"success\"} 0",
            "rayjob_guard_certificate_expiry_timestamp_seconds 1500000000",
            "rayjob_guard_connections_rejected_total 1",
+           "rayjob_guard_review_overload_total 1",
+           "rayjob_guard_large_reviews 1",
            "rayjob_guard_build_info{version=\"9.9.9\"} 1",
            "rayjob_guard_http_requests_in_flight 0",
            "rayjob_guard_tls_handshake_failures_total 0",

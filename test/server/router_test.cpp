@@ -192,6 +192,19 @@ TEST(Router, ReadFailureTable) {
   EXPECT_EQ(internal_error_response().status, 500U);
 }
 
+// A large review whose lane is full: 503 (the apiserver applies failurePolicy at once), a text
+// naming the lane's size, and Retry-After.
+TEST(Router, OverloadedIs503WithRetryAfter) {
+  const Response r = overloaded_response(131072);
+  EXPECT_EQ(r.status, 503U);
+  EXPECT_EQ(r.body,
+            "overloaded: too many large reviews (bodies of 131072 bytes or more) in progress; "
+            "retry\n");
+  ASSERT_EQ(r.headers.size(), 1U);
+  EXPECT_EQ(r.headers[0].first, "Retry-After");
+  EXPECT_EQ(r.headers[0].second, "1");
+}
+
 TEST(Router, EmptyChunkedBodyIs400) {
   RequestHead h = post("/validate", "application/json", std::nullopt);
   h.chunked = true;

@@ -25,6 +25,9 @@ TEST(ServerConfig, Defaults) {
   EXPECT_EQ(c.value().shutdown_timeout, std::chrono::seconds(25));
   EXPECT_GE(c.value().idle_timeout, std::chrono::seconds(90));
   EXPECT_GE(c.value().threads, 1U);
+  EXPECT_GE(c.value().review_threads, 1U);
+  EXPECT_EQ(c.value().large_review_bytes, 128U * 1024);
+  EXPECT_EQ(c.value().review_queue, 8U);
   EXPECT_TRUE(c.value().policy_file.empty());
   EXPECT_EQ(c.value().log_format, LogFormat::kJson);
 }
@@ -54,7 +57,12 @@ TEST(ServerConfig, AllFlags) {
                                      "--idle-timeout",
                                      "1m30s",
                                      "--header-timeout",
-                                     "500ms"}));
+                                     "500ms",
+                                     "--large-review-bytes",
+                                     "65536",
+                                     "--review-threads",
+                                     "2",
+                                     "--review-queue=0"}));
   ASSERT_TRUE(c.ok()) << c.error().message;
   const auto& v = c.value();
   EXPECT_EQ(v.listen.host, "127.0.0.1");
@@ -72,6 +80,9 @@ TEST(ServerConfig, AllFlags) {
   EXPECT_EQ(v.port_file, "ports.json");
   EXPECT_EQ(v.idle_timeout, std::chrono::seconds(90));
   EXPECT_EQ(v.header_timeout, std::chrono::milliseconds(500));
+  EXPECT_EQ(v.large_review_bytes, 65536U);
+  EXPECT_EQ(v.review_threads, 2U);
+  EXPECT_EQ(v.review_queue, 0U);
 }
 
 TEST(ServerConfig, Refusals) {
@@ -93,6 +104,11 @@ TEST(ServerConfig, Refusals) {
       base({"--max-body-bytes", "0"}),
       // Above rjg::kMaxInputBytes, the one input limit: the flag may only lower it.
       base({"--max-body-bytes", "7340033"}),
+      base({"--large-review-bytes", "0"}),
+      base({"--review-threads", "0"}),
+      base({"--review-threads", "257"}),
+      base({"--review-queue", "4097"}),
+      base({"--review-queue", "-1"}),
       base({"--idle-timeout", "5 parsecs"}),
       base({"--policy", ""}),
   };
