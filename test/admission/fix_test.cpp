@@ -291,10 +291,6 @@ INSTANTIATE_TEST_SUITE_P(
         RoundCase{"operator_deletes_delete_none", "1.4", "operatorDeletesRayJob", "true",
                   R"("activeDeadlineSeconds":60,"shutdownAfterJobFinishes":true,)"
                   R"("deletionPolicy":"DeleteNone")"},
-        RoundCase{"operator_deletes_delete_workers_autoscaling", "1.4", "operatorDeletesRayJob",
-                  "true",
-                  R"("activeDeadlineSeconds":60,"shutdownAfterJobFinishes":true,)"
-                  R"("deletionPolicy":"DeleteWorkers")"},
         // ... and mended a rule inside the deletionStrategy that reap-self removes.
         RoundCase{"operator_deletes_rule_inside_removed_strategy", "1.6", "operatorDeletesRayJob",
                   "", R"("activeDeadlineSeconds":60,"shutdownAfterJobFinishes":true,)"
@@ -321,9 +317,9 @@ INSTANTIATE_TEST_SUITE_P(
         // A decreasing chain DeleteWorkers > DeleteCluster > DeleteSelf took two rounds.
         RoundCase{"decreasing_ttl_chain", "1.6", "deletionRules", "",
                   R"("activeDeadlineSeconds":60,"deletionStrategy":{"deletionRules":[)"
-                  R"({"policy":"DeleteWorkers","condition":{"jobStatus":"FAILED","ttlSeconds":30}},)"
-                  R"({"policy":"DeleteCluster","condition":{"jobStatus":"FAILED","ttlSeconds":20}},)"
-                  R"({"policy":"DeleteSelf","condition":{"jobStatus":"FAILED","ttlSeconds":25}}]})"}),
+                  R"({"policy":"DeleteWorkers","condition":{"jobStatus":"FAILED","ttlSeconds":7200}},)"
+                  R"({"policy":"DeleteCluster","condition":{"jobStatus":"FAILED","ttlSeconds":5000}},)"
+                  R"({"policy":"DeleteSelf","condition":{"jobStatus":"FAILED","ttlSeconds":4000}}]})"}),
     [](const testing::TestParamInfo<RoundCase>& i) { return std::string(i.param.name); });
 
 }  // namespace
