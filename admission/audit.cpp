@@ -15,6 +15,7 @@
 #include "admission/finding_format.hpp"
 #include "admission/json_reader.hpp"
 #include "admission/rayjob_list.hpp"
+#include "common/visible_text.hpp"
 #include "policy/evaluate.hpp"
 #include "policy/quota_hold.hpp"
 
@@ -340,11 +341,12 @@ void write_summary(Writer& w, const Summary& s) {
 }
 
 // Pads each column to its widest cell, two spaces apart, like kubectl get.
-std::string columns(const std::vector<std::vector<std::string>>& rows) {
+std::string columns(std::vector<std::vector<std::string>> rows) {
   std::vector<std::size_t> width;
-  for (const auto& row : rows) {
+  for (auto& row : rows) {
     width.resize(std::max(width.size(), row.size()));
     for (std::size_t i = 0; i < row.size(); ++i) {
+      row[i] = visible(row[i]);  // names and messages come from the cluster: escape its controls
       width[i] = std::max(width[i], row[i].size());
     }
   }

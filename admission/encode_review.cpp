@@ -9,6 +9,7 @@
 
 #include "admission/finding_format.hpp"
 #include "common/utf8.hpp"
+#include "common/visible_text.hpp"
 
 namespace rjg::admission {
 namespace {
@@ -30,26 +31,6 @@ std::size_t rune_count(std::string_view s) {
     ++n;
   }
   return n;
-}
-
-// The apiserver silently drops a warning containing a control character (C0, DEL or C1), so
-// they become spaces. Stray bytes that do not start a UTF-8 sequence become spaces too.
-std::string sanitize(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    const std::size_t len = std::min(utf8_sequence_length(lead), text.size() - i);
-    const bool c0_or_del = len == 1 && (lead < 0x20 || lead == 0x7F);
-    const bool c1 = len == 2 && lead == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0;
-    if (c0_or_del || c1 || (len == 1 && lead >= 0x80)) {
-      out += ' ';
-    } else {
-      out.append(text.substr(i, len));
-    }
-    i += len;
-  }
-  return out;
 }
 
 // Byte offset just past the first `runes` runes of `s` (s.size() when it is shorter).
@@ -110,7 +91,9 @@ std::vector<std::string> build_warnings(const policy::Findings& warnings) {
   std::vector<std::string> texts;
   std::vector<std::vector<std::string>> groups;
   for (const policy::Finding& f : warnings) {
-    std::string text = sanitize(format_finding(f));
+    // The apiserver drops a warning holding a control character, and kubectl prints what it
+    // keeps to the tenant's terminal: visible() leaves neither.
+    std::string text = visible(format_finding(f));
     if (std::find(texts.begin(), texts.end(), text) == texts.end()) {
       groups.push_back(split_warning(text));
       texts.push_back(std::move(text));
@@ -147,7 +130,9 @@ std::string deny_message(const policy::Findings& denials) {
     if (!message.empty()) {
       message += '\n';
     }
-    message += format_finding(f);
+    // kubectl prints the message as it is ("Error from server (Forbidden): ..."): what a
+    // finding quotes from the manifest must not act on the tenant's terminal.
+    message += visible(format_finding(f));
   }
   return message;
 }
@@ -192,7 +177,7 @@ std::string encode_review(const ResponseContext& context, const policy::Verdict&
       key(w, "reason");
       put(w, "FieldValueForbidden");
       key(w, "message");
-      put(w, format_cause_message(f));
+      put(w, visible(format_cause_message(f)));
       if (!f.field.empty()) {
         key(w, "field");
         put(w, f.field);

@@ -29,15 +29,17 @@ struct ResponseContext {
 //  "warnings" (when any), "auditAnnotations"}}.
 std::string encode_review(const ResponseContext& context, const policy::Verdict& verdict);
 
-// Returns the warning strings for `warnings`: each "[rule-id] field: text" with control
-// characters replaced by spaces and exact duplicates dropped. A text longer than
+// Returns the warning strings for `warnings`: each "[rule-id] field: text" through visible()
+// (control characters, bytes that are not UTF-8 and bidi overrides as visible escapes such as
+// \x1b), exact duplicates dropped. A text longer than
 // kMaxWarningRunes is split on UTF-8 boundaries (at a space where possible) into consecutive
 // warnings, the later ones starting with "... " (at most 4 pieces; a longer one ends in "...").
 // When the total would exceed kWarningBudgetRunes the list stops before a whole finding and ends
 // with "N more warnings: run rayjob-guard check".
 std::vector<std::string> build_warnings(const policy::Findings& warnings);
 
-// Returns the deny message: one line per denial, "[rule-id] field: text", joined by "\n".
+// Returns the deny message: one line per denial, "[rule-id] field: text" through visible(),
+// joined by "\n". The causes' messages go through visible() too.
 std::string deny_message(const policy::Findings& denials);
 
 }  // namespace rjg::admission

@@ -68,6 +68,19 @@ bool within(std::string_view inner, std::string_view outer) {
           inner[outer.size()] == '[');
 }
 
+bool has(const std::vector<policy::Edit>& fix, const policy::Edit& e) {
+  return std::find(fix.begin(), fix.end(), e) != fix.end();
+}
+
+// Whether `e`, an edit of `mine`, is inside a field that `removal`, an edit of another finding,
+// takes away, and `mine` does not remove that field itself (a finding that removes a field and
+// then sets fields inside it writes it anew). The removal settles what `e` would have fixed (the
+// field it is about is gone), so the two do not contradict, and `e` is not applied.
+bool removed_by(const policy::Edit& e, const policy::Finding& mine, const policy::Edit& removal) {
+  return removal.op == policy::Edit::Op::kRemove && e.field.size() > removal.field.size() &&
+         within(e.field, removal.field) && !has(mine.fix, removal);
+}
+
 json::Value to_json(const policy::Edit::Value& v, json::Document::AllocatorType& a) {
   json::Value out;
   if (const bool* b = std::get_if<bool>(&v)) {
@@ -124,16 +137,23 @@ Result<json::Value*> child(json::Value& node, const Step& step, bool create, boo
 // The error naming two findings whose edits contradict, if any: one edits a field the other also
 // edits (the same field, or one inside the other) with an edit that is not among the other's own.
 std::optional<Error> contradiction(const std::vector<const policy::Finding*>& fixing) {
+  // Both ways round: an edit of one may be fine with the other's edits but not the reverse
+  // (a field written anew by one finding, removed by another).
   for (std::size_t i = 0; i < fixing.size(); ++i) {
-    for (std::size_t j = 0; j < i; ++j) {
+    for (std::size_t j = 0; j < fixing.size(); ++j) {
+      if (j == i) {
+        continue;
+      }
       const std::vector<policy::Edit>& theirs = fixing[j]->fix;
       for (const policy::Edit& e : fixing[i]->fix) {
-        const bool touches = std::any_of(theirs.begin(), theirs.end(), [&e](const policy::Edit& o) {
-          return within(e.field, o.field) || within(o.field, e.field);
+        const bool touches = std::any_of(theirs.begin(), theirs.end(), [&](const policy::Edit& o) {
+          return (within(e.field, o.field) || within(o.field, e.field)) &&
+                 !removed_by(e, *fixing[i], o) && !removed_by(o, *fixing[j], e);
         });
-        if (touches && std::find(theirs.begin(), theirs.end(), e) == theirs.end()) {
+        if (touches && !has(theirs, e)) {
           return invalid_argument("the fixes contradict each other: " +
-                                  format_finding(*fixing[j]) + " / " + format_finding(*fixing[i]));
+                                  format_finding(*fixing[std::min(i, j)]) + " / " +
+                                  format_finding(*fixing[std::max(i, j)]));
         }
       }
     }
@@ -187,8 +207,9 @@ Result<FixOutcome> apply_fixes(json::Document& object, const policy::Verdict& ve
   if (std::optional<Error> e = contradiction(fixing)) {
     return *e;
   }
-  // Each edit once. Every index in an edit names the item of the manifest as written, so
-  // list-item removals go last, from the highest index down: no edit shifts another's item.
+  // Each edit once, none inside a field another edit removes. Every index in an edit names the
+  // item of the manifest as written, so list-item removals go last, from the highest index down:
+  // no edit shifts another's item.
   struct Owned {
     const policy::Edit* edit;
     const policy::Finding* finding;
@@ -209,6 +230,14 @@ Result<FixOutcome> apply_fixes(json::Document& object, const policy::Verdict& ve
       edits.push_back({&e, f, item});
     }
   }
+  std::erase_if(edits, [&fixing](const Owned& o) {
+    return std::any_of(fixing.begin(), fixing.end(), [&o](const policy::Finding* f) {
+      return f != o.finding &&
+             std::any_of(f->fix.begin(), f->fix.end(), [&o](const policy::Edit& r) {
+               return removed_by(*o.edit, *o.finding, r);
+             });
+    });
+  });
   const auto removals = std::stable_partition(
       edits.begin(), edits.end(), [](const Owned& o) { return !o.removed_item.has_value(); });
   std::stable_sort(removals, edits.end(), [](const Owned& a, const Owned& b) {

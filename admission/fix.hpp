@@ -19,13 +19,14 @@ struct FixOutcome {
 };
 
 // Applies every edit of `verdict`'s findings to `object` (a JSON object, changed in place; its
-// allocator owns what is added). The same edit asked for by two findings is applied once. Indexes
-// in the edits name items of the object as given: list-item removals are applied last, highest
-// index first.
+// allocator owns what is added). The same edit asked for by two findings is applied once; an
+// edit of a field inside one that another edit removes is not applied (the removal settles it:
+// what it would fix is gone). Indexes in the edits name items of the object as given: list-item
+// removals are applied last, highest index first.
 // kInvalidArgument, naming both findings and `object` left as it was, when two findings ask for
-// different edits of one field or of a field and a field inside it (a contradiction between
-// rules), or when an edit's path runs through a value of another kind (a list where it names a
-// key). The returned pointers point into `verdict`.
+// different edits of one field or of a field and a field inside it other than a removal of the
+// outer one (a contradiction between rules), or when an edit's path runs through a value of
+// another kind (a list where it names a key). The returned pointers point into `verdict`.
 Result<FixOutcome> apply_fixes(json::Document& object, const policy::Verdict& verdict);
 
 // Applies one edit. kInvalidArgument as above, naming the path.

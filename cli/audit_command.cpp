@@ -18,6 +18,7 @@
 #include "reaper/api_endpoint.hpp"
 #include "reaper/https_client.hpp"
 #include "reaper/kube_api.hpp"
+#include "common/visible_text.hpp"
 
 namespace rjg::cli {
 namespace {
@@ -134,7 +135,7 @@ Status list_owned(reaper::KubeApi& api, const std::string& prefix, const std::st
 }
 
 int fail(const std::string& message) {
-  std::fprintf(stderr, "rayjob-guard audit: %s\n", message.c_str());
+  std::fprintf(stderr, "rayjob-guard audit: %s\n", visible(message).c_str());
   return 2;
 }
 
@@ -144,7 +145,7 @@ int run_audit(const Args& args) {
   AuditArgs a;
   bool help = false;
   if (const std::string err = parse(args, a, help); !err.empty()) {
-    std::fprintf(stderr, "rayjob-guard audit: %s\n%s", err.c_str(), kAuditUsage);
+    std::fprintf(stderr, "rayjob-guard audit: %s\n%s", visible(err).c_str(), kAuditUsage);
     return 2;
   }
   if (help) {

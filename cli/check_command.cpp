@@ -15,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
 #include "common/flags.hpp"
+#include "common/visible_text.hpp"
 
 namespace rjg::cli {
 namespace {
@@ -30,56 +31,65 @@ constexpr const char* kHelp =
     "  -o, --output FMT    text (default) or json (an array of per-object results)\n"
     "  --allow-empty       accept a file with no object (empty, or only comments)\n"
     "  --fix               print every document with the literal fixes of all findings applied\n"
-    "                      (JSON documents separated by ---); findings whose change is yours\n"
-    "                      to choose are listed on stderr\n"
+    "                      (JSON documents separated by ---), judge what it printed again, and\n"
+    "                      list on stderr each violation left, whose change is yours to choose\n"
     "Flags take their value as --flag VALUE or --flag=VALUE.\n"
     "Exit status: 0 all allowed, 1 any denied, 2 bad input (unreadable file, YAML error,\n"
-    "a file with no object unless --allow-empty). With --fix: 0 every finding fixed,\n"
-    "1 some left for you to change, 2 bad input or fixes that contradict each other.\n";
+    "a file with no object unless --allow-empty). With --fix: 0 every RayJob printed is\n"
+    "allowed with no violation left, 1 some are still denied or keep a violation for you to\n"
+    "change, 2 bad input or fixes that contradict each other. --fix on its own output\n"
+    "prints it unchanged.\n";
 
+// What the tenant wrote (file, names, kinds, the values findings quote) is printed through
+// visible(): a control character in a RayJob name must not act on the terminal or the CI log.
 void print_text(const admission::CheckedFile& r) {
+  const std::string file = visible(r.file);
   for (const admission::CheckedObject& o : r.objects) {
+    const std::string name = visible(o.name);
     if (!o.is_rayjob) {
-      std::printf("note: %s document %zu: skipping %s %s%s (not a ray.io RayJob)\n", r.file.c_str(),
-                  o.document, o.api_version.empty() ? "(no apiVersion)" : o.api_version.c_str(),
-                  o.kind.empty() ? "(no kind)" : o.kind.c_str(),
-                  o.name.empty() ? "" : ("/" + o.name).c_str());
+      std::printf("note: %s document %zu: skipping %s %s%s (not a ray.io RayJob)\n", file.c_str(),
+                  o.document,
+                  o.api_version.empty() ? "(no apiVersion)" : visible(o.api_version).c_str(),
+                  o.kind.empty() ? "(no kind)" : visible(o.kind).c_str(),
+                  o.name.empty() ? "" : ("/" + name).c_str());
       continue;
     }
     if (!o.remark.empty()) {
-      std::printf("note: %s document %zu: %s\n", r.file.c_str(), o.document, o.remark.c_str());
+      std::printf("note: %s document %zu: %s\n", file.c_str(), o.document,
+                  visible(o.remark).c_str());
     }
     for (const policy::Finding& f : o.verdict.warnings) {
-      std::printf("Warning: %s\n", admission::format_finding(f).c_str());
+      std::printf("Warning: %s\n", visible(admission::format_finding(f)).c_str());
     }
     if (o.verdict.allowed) {
-      std::printf("rayjob.ray.io/%s (%s) allowed\n", o.name.c_str(), r.file.c_str());
+      std::printf("rayjob.ray.io/%s (%s) allowed\n", name.c_str(), file.c_str());
     } else {
-      std::printf("rayjob.ray.io/%s (%s) denied:\n", o.name.c_str(), r.file.c_str());
+      std::printf("rayjob.ray.io/%s (%s) denied:\n", name.c_str(), file.c_str());
       for (const policy::Finding& f : o.verdict.denials) {
-        std::printf("  %s\n", admission::format_finding(f).c_str());
+        std::printf("  %s\n", visible(admission::format_finding(f)).c_str());
       }
     }
   }
 }
 
-// --fix: every document of `r`, RayJobs with their findings' edits applied. Returns 0, 1 (some
-// finding has no literal fix) or 2 (the edits cannot be applied), as the help says.
-int print_fixed(admission::CheckedFile& r) {
+// --fix: every document of `r`, RayJobs with their findings' edits applied. Each fixed RayJob
+// is judged again as printed, and every violation it still has (denied, or a warn-level rule
+// that still asks for a change) is named on stderr. Returns 0 (every RayJob printed is
+// allowed with no violation left), 1 (some are left: the tenant's choice, such as which image)
+// or 2 (the edits cannot be applied), as the help says.
+int print_fixed(admission::CheckedFile& r, const admission::CheckOptions& options,
+                const admission::LoadedPolicy& policy) {
   int status = 0;
+  const std::string file = visible(r.file);
   for (admission::CheckedObject& o : r.objects) {
+    bool judge = o.is_rayjob;
     if (o.is_rayjob) {
       Result<admission::FixOutcome> fixed = admission::apply_fixes(o.source, o.verdict);
       if (!fixed.ok()) {
-        std::fprintf(stderr, "rayjob-guard check: %s document %zu: %s\n", r.file.c_str(),
-                     o.document, fixed.error().message.c_str());
+        std::fprintf(stderr, "rayjob-guard check: %s document %zu: %s\n", file.c_str(),
+                     o.document, visible(fixed.error().message).c_str());
         status = 2;
-      } else {
-        for (const policy::Finding* f : fixed.value().unfixed) {
-          std::fprintf(stderr, "rayjob-guard check: %s document %zu: yours to change: %s\n",
-                       r.file.c_str(), o.document, admission::format_finding(*f).c_str());
-          status = std::max(status, 1);
-        }
+        judge = false;
       }
     }
     rapidjson::StringBuffer buffer;
@@ -87,6 +97,30 @@ int print_fixed(admission::CheckedFile& r) {
     w.SetIndent(' ', 2);
     o.source.Accept(w);
     std::printf("---\n%s\n", buffer.GetString());
+    if (!judge) {
+      continue;
+    }
+    // The verdict of exactly what was printed: the exit status must not claim a fix that the
+    // webhook would still refuse.
+    Result<std::vector<admission::CheckedObject>> after = admission::check_manifests(
+        std::string_view(buffer.GetString(), buffer.GetSize()), options, policy);
+    if (!after.ok() || after.value().size() != 1) {
+      std::fprintf(stderr, "rayjob-guard check: %s document %zu: the fixed RayJob cannot be read "
+                   "back: %s\n", file.c_str(), o.document,
+                   after.ok() ? "not one object" : visible(after.error().message).c_str());
+      status = 2;
+      continue;
+    }
+    const policy::Verdict& left = after.value().front().verdict;
+    for (const policy::Findings* list : {&left.denials, &left.warnings}) {
+      for (const policy::Finding& f : *list) {
+        if (f.kind == policy::Finding::Kind::kViolation) {
+          std::fprintf(stderr, "rayjob-guard check: %s document %zu: yours to change: %s\n",
+                       file.c_str(), o.document, visible(admission::format_finding(f)).c_str());
+          status = std::max(status, 1);
+        }
+      }
+    }
   }
   return status;
 }
@@ -138,7 +172,7 @@ int run_check(const Args& args) {
   }
   Result<admission::LoadedPolicy> policy = admission::load_policy_or_default(policy_path);
   if (!policy.ok()) {
-    std::fprintf(stderr, "rayjob-guard check: %s\n", policy.error().message.c_str());
+    std::fprintf(stderr, "rayjob-guard check: %s\n", visible(policy.error().message).c_str());
     return 2;
   }
   bool bad_input = false;
@@ -148,15 +182,15 @@ int run_check(const Args& args) {
   for (const std::string& file : files) {
     Result<std::string> text = read_input(file);
     if (!text.ok()) {
-      std::fprintf(stderr, "rayjob-guard check: %s\n", text.error().message.c_str());
+      std::fprintf(stderr, "rayjob-guard check: %s\n", visible(text.error().message).c_str());
       bad_input = true;
       continue;
     }
     Result<std::vector<admission::CheckedObject>> checked =
         admission::check_manifests(text.value(), options, policy.value());
     if (!checked.ok()) {
-      std::fprintf(stderr, "rayjob-guard check: %s: %s\n", file.c_str(),
-                   checked.error().message.c_str());
+      std::fprintf(stderr, "rayjob-guard check: %s: %s\n", visible(file).c_str(),
+                   visible(checked.error().message).c_str());
       bad_input = true;
       continue;
     }
@@ -165,7 +199,7 @@ int run_check(const Args& args) {
       std::fprintf(stderr,
                    "rayjob-guard check: %s: no objects (the file is empty or only comments); "
                    "--allow-empty accepts that\n",
-                   file.c_str());
+                   visible(file).c_str());
       bad_input = true;
       continue;
     }
@@ -174,7 +208,7 @@ int run_check(const Args& args) {
       denied = denied || !o.verdict.allowed;
     }
     if (fix) {
-      fix_status = std::max(fix_status, print_fixed(r));
+      fix_status = std::max(fix_status, print_fixed(r, options, policy.value()));
     } else if (output == "text") {
       print_text(r);
     }

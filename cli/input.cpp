@@ -7,6 +7,7 @@
 
 #include "cli/commands.hpp"
 #include "common/file.hpp"
+#include "common/visible_text.hpp"
 
 namespace rjg::cli {
 
@@ -18,7 +19,7 @@ Result<std::string> read_input(const std::string& path) {
 }
 
 int usage_error(const char* command, const std::string& message) {
-  std::fprintf(stderr, "rayjob-guard %s: %s (see --help)\n", command, message.c_str());
+  std::fprintf(stderr, "rayjob-guard %s: %s (see --help)\n", command, visible(message).c_str());
   return 2;
 }
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.hpp"
+#include "common/visible_text.hpp"
 
 namespace {
 
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  std::fprintf(stderr, "rayjob-guard: unknown command '%s'\n%s", command.c_str(), kUsage);
+  std::fprintf(stderr, "rayjob-guard: unknown command '%s'\n%s", rjg::visible(command).c_str(),
+               kUsage);
   return 2;
 }

@@ -5,6 +5,7 @@
 #include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
+#include "common/visible_text.hpp"
 
 namespace rjg::cli {
 namespace {
@@ -62,13 +63,16 @@ int run_policy(const Args& args) {
       return admission::decode_policy(text);
     }();
     if (!policy.ok()) {
-      std::fprintf(stderr, "rayjob-guard policy validate: %s\n", policy.error().message.c_str());
+      std::fprintf(stderr, "rayjob-guard policy validate: %s\n",
+                   visible(policy.error().message).c_str());
       return 2;
     }
-    std::printf("policy %s is valid (hash %s)\n", path.c_str(), policy.value().hash.c_str());
+    std::printf("policy %s is valid (hash %s)\n", visible(path).c_str(),
+                policy.value().hash.c_str());
     return 0;
   }
-  std::fprintf(stderr, "rayjob-guard policy: unknown subcommand '%s'\n%s", sub.c_str(), kHelp);
+  std::fprintf(stderr, "rayjob-guard policy: unknown subcommand '%s'\n%s", visible(sub).c_str(),
+               kHelp);
   return 2;
 }
 

@@ -21,6 +21,7 @@
 #include "reaper/https_client.hpp"
 #include "reaper/kube_api.hpp"
 #include "reaper/reap_pass.hpp"
+#include "common/visible_text.hpp"
 
 namespace rjg::cli {
 namespace {
@@ -56,7 +57,7 @@ struct ReapArgs {
 };
 
 int config_error(const std::string& message) {
-  std::fprintf(stderr, "rayjob-guard reap: %s\n", message.c_str());
+  std::fprintf(stderr, "rayjob-guard reap: %s\n", visible(message).c_str());
   return 2;
 }
 
@@ -143,7 +144,7 @@ int run_reap(const Args& args) {
   ReapArgs a;
   bool help = false;
   if (const std::string err = parse(args, a, help); !err.empty()) {
-    std::fprintf(stderr, "rayjob-guard reap: %s\n%s", err.c_str(), kReapUsage);
+    std::fprintf(stderr, "rayjob-guard reap: %s\n%s", visible(err).c_str(), kReapUsage);
     return 2;
   }
   if (help) {

@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
 #include "common/flags.hpp"
+#include "common/visible_text.hpp"
 
 namespace rjg::cli {
 namespace {
@@ -41,19 +42,19 @@ int run_review(const Args& args) {
   }
   Result<admission::LoadedPolicy> policy = admission::load_policy_or_default(policy_path);
   if (!policy.ok()) {
-    std::fprintf(stderr, "rayjob-guard review: %s\n", policy.error().message.c_str());
+    std::fprintf(stderr, "rayjob-guard review: %s\n", visible(policy.error().message).c_str());
     return 2;
   }
   const std::string path = inputs.empty() ? "-" : inputs.front();
   Result<std::string> body = read_input(path);
   if (!body.ok()) {
-    std::fprintf(stderr, "rayjob-guard review: %s\n", body.error().message.c_str());
+    std::fprintf(stderr, "rayjob-guard review: %s\n", visible(body.error().message).c_str());
     return 2;
   }
   Result<admission::ReviewResult> result = admission::review(body.value(), policy.value());
   if (!result.ok()) {
     std::fprintf(stderr, "rayjob-guard review: %s: %s\n", error_code_name(result.error().code),
-                 result.error().message.c_str());
+                 visible(result.error().message).c_str());
     return 2;
   }
   std::fwrite(result.value().body.data(), 1, result.value().body.size(), stdout);

@@ -9,6 +9,7 @@
 #include "cli/commands.hpp"
 #include "server/server.hpp"
 #include "server/server_config.hpp"
+#include "common/visible_text.hpp"
 
 namespace rjg::cli {
 
@@ -38,13 +39,13 @@ int run_serve(const Args& args) {
   auto config = server::parse_server_config(args);
   if (!config.ok()) {
     std::fprintf(stderr, "rayjob-guard serve: %s (see 'rayjob-guard serve --help')\n",
-                 config.error().message.c_str());
+                 visible(config.error().message).c_str());
     return 2;
   }
   tune_malloc_for_requests();
   const Status status = server::serve(config.value(), RJG_VERSION);
   if (!status.ok()) {
-    std::fprintf(stderr, "rayjob-guard serve: %s\n", status.error().message.c_str());
+    std::fprintf(stderr, "rayjob-guard serve: %s\n", visible(status.error().message).c_str());
     return 1;
   }
   return 0;

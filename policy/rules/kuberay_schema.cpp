@@ -503,7 +503,26 @@ class Checker {
     const bool none = spec_.deletion_policy == "DeleteNone" ||
                       (ds && (ds->on_success_policy == "DeleteNone" ||
                               ds->on_failure_policy == "DeleteNone"));
-    return !rules_lifecycle() && !rules && !none;
+    // Outside lifecycle mode deletionRules the target form has shutdownAfterJobFinishes: true,
+    // and reap-self removes what conflicts with it in the same round.
+    return !rules_lifecycle() && ((!rules && !none) || reap_self_on());
+  }
+  bool reap_self_on() const { return policy_.action(RuleId::kReapSelf) != RuleAction::kOff; }
+  // Setting shutdownAfterJobFinishes: true, with what the operator refuses next to it gone in the
+  // same round, as reap-self's fix does (the same edits, so the two agree).
+  std::vector<Edit> shutdown_edits() const {
+    std::vector<Edit> edits = {Edit::set("spec.shutdownAfterJobFinishes", true)};
+    const auto& ds = spec_.deletion_strategy;
+    if (ds && ((ds->deletion_rules && !ds->deletion_rules->empty()) ||
+               ds->on_success_policy == "DeleteNone" || ds->on_failure_policy == "DeleteNone")) {
+      edits.push_back(Edit::remove("spec.deletionStrategy"));
+    }
+    if (spec_.deletion_policy == "DeleteNone") {
+      edits.push_back(policy_.lifecycle.mode == LifecycleMode::kDeletionPolicy
+                          ? Edit::set("spec.deletionPolicy", std::string("DeleteSelf"))
+                          : Edit::remove("spec.deletionPolicy"));
+    }
+    return edits;
   }
   // deletionRules[i]'s jobStatus `value` respelled in upper case when that is SUCCEEDED or FAILED
   // ("failed"); else no fix.
@@ -761,8 +780,8 @@ void Checker::suspend_and_ttl() {
   if (runs(Op::kSuspendNeedsShutdown) && spec_.suspend.value_or(false) && !shutdown()) {
     rejects("spec.suspend", "suspend is true but shutdownAfterJobFinishes is not",
             "set shutdownAfterJobFinishes: true or remove suspend",
-            {shutdown_fits() ? Edit::set("spec.shutdownAfterJobFinishes", true)
-                             : Edit::remove("spec.suspend")});
+            shutdown_fits() ? shutdown_edits()
+                            : std::vector<Edit>{Edit::remove("spec.suspend")});
   }
   if (!runs(Op::kTtl) || !spec_.ttl_seconds_after_finished) {
     return;
@@ -780,8 +799,8 @@ void Checker::suspend_and_ttl() {
             std::to_string(ttl) + " is set but shutdownAfterJobFinishes is not true",
             rules ? "remove ttlSecondsAfterFinished; each deletion rule carries its own ttlSeconds"
                   : "set shutdownAfterJobFinishes: true, or remove ttlSecondsAfterFinished",
-            {shutdown_fits() ? Edit::set("spec.shutdownAfterJobFinishes", true)
-                             : Edit::remove("spec.ttlSecondsAfterFinished")});
+            shutdown_fits() ? shutdown_edits()
+                            : std::vector<Edit>{Edit::remove("spec.ttlSecondsAfterFinished")});
   }
 }
 
@@ -845,13 +864,18 @@ void Checker::deletion_policy() {
             {Edit::remove(field)});
     return;
   }
+  // In lifecycle mode operatorDeletesRayJob the target form has no deletionPolicy (reap-self
+  // removes it): the fix agrees, or the two would contradict.
+  const std::vector<Edit> fix =
+      policy_.lifecycle.mode == LifecycleMode::kOperatorDeletesRayJob
+          ? std::vector<Edit>{Edit::remove(field)}
+          : std::vector<Edit>{Edit::set(field, std::string("DeleteSelf"))};
   if (!is_one_of(value, kDeletionPolicies)) {
     crd_rejects(field, quoted(value) + " is not a deletion policy",
-                "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)",
-                {Edit::set(field, std::string("DeleteSelf"))});
+                "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)", fix);
     return;
   }
-  policy_fits(field, value, true, {Edit::set(field, std::string("DeleteSelf"))});
+  policy_fits(field, value, true, fix);
 }
 
 void Checker::deletion_strategy() {
@@ -873,7 +897,16 @@ void Checker::deletion_strategy() {
                 "add at least one rule, e.g. {policy: DeleteSelf, condition: {jobStatus: "
                 "SUCCEEDED, ttlSeconds: 60}}");
   }
-  if (rules && shutdown()) {
+  if (rules && shutdown() && !rules_lifecycle() && reap_self_on()) {
+    // The lifecycle mode keeps shutdownAfterJobFinishes (reap-self asks for it): the rules go.
+    rejects("spec.shutdownAfterJobFinishes", "true together with deletionStrategy.deletionRules",
+            "remove deletionStrategy: lifecycle mode " +
+                std::string(policy_.lifecycle.mode == LifecycleMode::kReaper
+                                ? "reaper"
+                                : "operatorDeletesRayJob") +
+                " deletes the RayJob after shutdownAfterJobFinishes",
+            {Edit::remove("spec.deletionStrategy")});
+  } else if (rules && shutdown()) {
     // Every line at once: without shutdownAfterJobFinishes a TTL above 0 and suspend are refused.
     std::vector<Edit> edits = {Edit::set("spec.shutdownAfterJobFinishes", false)};
     std::string also;
@@ -1038,9 +1071,17 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
     }
     const std::string& p = *r.policy;
     // The operator skips a rule that does not fit (its TTL takes no part in the order check).
+    // A rule fixed into DeleteSelf gets the TTL a DeleteSelf rule needs in the same round
+    // (reap-ttl would ask for it in the next).
+    std::vector<Edit> to_self = {Edit::set(base() + ".policy", std::string("DeleteSelf"))};
+    if (p != "DeleteSelf") {
+      for (Edit& e : delete_self_ttl_fix(spec_, policy_, i)) {
+        to_self.push_back(std::move(e));
+      }
+    }
     if (!policy_fits(base() + ".policy", p, false,
                      rule_becomes(rules, i, r.job_status, r.job_deployment_status, "DeleteSelf",
-                                  {Edit::set(base() + ".policy", std::string("DeleteSelf"))}))) {
+                                  std::move(to_self)))) {
       continue;
     }
     // Valid here: exactly one of jobStatus (SUCCEEDED or FAILED) and jobDeploymentStatus (Failed).
@@ -1062,27 +1103,32 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
   constexpr std::array<std::string_view, 3> kOrder = {"DeleteWorkers", "DeleteCluster",
                                                       "DeleteSelf"};
   for (std::size_t c = 0; c < kConditions.size(); ++c) {
-    const Seen* prev = nullptr;
-    std::string_view prev_name;
+    // Measured against the longest TTL before it, not only the one just before (the same verdict
+    // while the order holds), so that the fixes mend a whole decreasing chain in one round.
+    std::int64_t longest = -1;
+    std::string_view longest_name;
     for (std::string_view name : kOrder) {
       const Seen& it = seen[c][policy_index(name)];
       if (!it.set) {
         continue;
       }
-      if (prev != nullptr && it.ttl < prev->ttl) {
-        rejects("spec.deletionStrategy.deletionRules[" + std::to_string(it.index) +
-                    "].condition.ttlSeconds",
+      if (it.ttl < longest) {
+        const std::string field = "spec.deletionStrategy.deletionRules[" +
+                                  std::to_string(it.index) + "].condition.ttlSeconds";
+        // DeleteSelf's TTL is reap-ttl's too: the fix both rules give (policy bounds included).
+        rejects(field,
                 "for " + std::string(kConditions[c]) + ", the " + std::string(name) + " TTL (" +
-                    std::to_string(it.ttl) + ") is shorter than the " + std::string(prev_name) +
-                    " TTL (" + std::to_string(prev->ttl) + ")",
+                    std::to_string(it.ttl) + ") is shorter than the " + std::string(longest_name) +
+                    " TTL (" + std::to_string(longest) + ")",
                 "make TTLs non-decreasing in the order DeleteWorkers <= DeleteCluster <= "
                 "DeleteSelf",
-                {Edit::set("spec.deletionStrategy.deletionRules[" + std::to_string(it.index) +
-                               "].condition.ttlSeconds",
-                           static_cast<long long>(prev->ttl))});
+                name == "DeleteSelf"
+                    ? delete_self_ttl_fix(spec_, policy_, it.index)
+                    : std::vector<Edit>{Edit::set(field, static_cast<long long>(longest))});
+      } else {
+        longest = it.ttl;
+        longest_name = name;
       }
-      prev = &it;
-      prev_name = name;
     }
   }
 }

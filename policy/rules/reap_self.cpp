@@ -2,6 +2,8 @@
 // count/rayjobs.ray.io and count/jobs.batch return to zero, by the policy's lifecycle mode
 // (kuberay-rayjob.md §4, §6.3). Only presence and shape are checked here; the TTL values are
 // reap-ttl's, and the validity of the deletion fields for the operator is kuberay-schema's.
+#include <algorithm>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,12 +24,31 @@ bool shutdown_set(const RayJobSpec& spec) {
   return spec.shutdown_after_job_finishes.value_or(false);
 }
 
-void require_shutdown(const RayJobSpec& spec, std::string_view why, Findings& out) {
-  if (!shutdown_set(spec)) {
-    add(out, "spec.shutdownAfterJobFinishes",
-        "must be true " + std::string(why) + "; set shutdownAfterJobFinishes: true",
-        {Edit::set("spec.shutdownAfterJobFinishes", true)});
+// `sets_policy`: the mode's own finding sets deletionPolicy (DeleteSelf), so it is not removed.
+void require_shutdown(const RayJobSpec& spec, std::string_view why, Findings& out,
+                      bool sets_policy = false) {
+  if (shutdown_set(spec)) {
+    return;
   }
+  // What the operator refuses next to shutdownAfterJobFinishes: true goes in the same round
+  // (kuberay-schema would ask for it in the next one): deletion rules, and a DeleteNone policy.
+  std::vector<Edit> fix = {Edit::set("spec.shutdownAfterJobFinishes", true)};
+  std::string also;
+  const auto& ds = spec.deletion_strategy;
+  if (ds && ((ds->deletion_rules && !ds->deletion_rules->empty()) ||
+             ds->on_success_policy == "DeleteNone" || ds->on_failure_policy == "DeleteNone")) {
+    fix.push_back(Edit::remove("spec.deletionStrategy"));
+    also += " and remove deletionStrategy (the operator refuses its deletion rules or DeleteNone "
+            "next to shutdownAfterJobFinishes)";
+  }
+  if (spec.deletion_policy == "DeleteNone" && !sets_policy) {
+    fix.push_back(Edit::remove("spec.deletionPolicy"));
+    also += " and remove deletionPolicy: DeleteNone (the operator refuses it next to "
+            "shutdownAfterJobFinishes)";
+  }
+  add(out, "spec.shutdownAfterJobFinishes",
+      "must be true " + std::string(why) + "; set shutdownAfterJobFinishes: true" + also,
+      std::move(fix));
 }
 
 // One deletion rule in flow-style YAML, ready to paste into the deletionRules list.
@@ -36,11 +57,30 @@ std::string rule_yaml(std::string_view condition_key, std::string_view value, lo
          std::string(value) + ", ttlSeconds: " + std::to_string(ttl) + "}}";
 }
 
-bool has_delete_self(const std::vector<DeletionRule>& rules, bool deployment,
-                     std::string_view value) {
+// Whether kuberay-schema's fix turns this rule's policy into DeleteSelf (missing or unknown, or
+// one the operator refuses here: DeleteWorkers with in-tree autoscaling, DeleteCluster or
+// DeleteWorkers with clusterSelector), as its fixed_to_delete_self() says.
+bool becomes_delete_self(const DeletionRule& r, const RayJobSpec& spec) {
+  static constexpr std::string_view kKnown[] = {"DeleteCluster", "DeleteWorkers", "DeleteSelf",
+                                                "DeleteNone"};
+  if (!r.policy || std::find(std::begin(kKnown), std::end(kKnown), *r.policy) == std::end(kKnown)) {
+    return true;
+  }
+  const bool selector = spec.cluster_selector && !spec.cluster_selector->empty();
+  const bool autoscaling =
+      spec.ray_cluster_spec && spec.ray_cluster_spec->enable_in_tree_autoscaling.value_or(false);
+  return (selector && (*r.policy == "DeleteCluster" || *r.policy == "DeleteWorkers")) ||
+         (autoscaling && *r.policy == "DeleteWorkers");
+}
+
+// Whether a DeleteSelf rule for `value` is there, or will be once kuberay-schema's fixes are in:
+// appending one more would make a duplicate that the next round removes.
+bool has_delete_self(const std::vector<DeletionRule>& rules, const RayJobSpec& spec,
+                     bool deployment, std::string_view value) {
   for (const DeletionRule& r : rules) {
     const auto& cond = deployment ? r.job_deployment_status : r.job_status;
-    if (r.policy == "DeleteSelf" && r.has_condition && cond == value) {
+    if ((r.policy == "DeleteSelf" || becomes_delete_self(r, spec)) && r.has_condition &&
+        cond == value) {
       return true;
     }
   }
@@ -128,7 +168,7 @@ void check_deletion_rules(const RuleContext& ctx, Findings& out) {
   // Each missing rule is appended after the existing ones, in the order reported.
   std::size_t next = ds->deletion_rules->size();
   for (const Needed& n : needed) {
-    if (has_delete_self(*ds->deletion_rules, n.deployment, n.value)) {
+    if (has_delete_self(*ds->deletion_rules, spec, n.deployment, n.value)) {
       continue;
     }
     std::vector<Edit> fix;
@@ -156,7 +196,7 @@ void check_deletion_policy(const RuleContext& ctx, Findings& out) {
             "deletionPolicy: DeleteSelf",
         {Edit::set("spec.deletionPolicy", std::string("DeleteSelf"))});
   }
-  require_shutdown(spec, "with deletionPolicy: DeleteSelf (a TTL needs it)", out);
+  require_shutdown(spec, "with deletionPolicy: DeleteSelf (a TTL needs it)", out, true);
 }
 
 void check_operator_deletes(const RuleContext& ctx, Findings& out) {
@@ -222,18 +262,24 @@ void check_reap_self(const RuleContext& ctx, Findings& out) {
   // fields say: asking for them would contradict cluster-selector, whose fix is the same as this
   // one. Only the reaper (annotations) works in that mode.
   // When cluster-selector refuses the mode anyway, its finding is the one remedy.
+  // When that fix removes clusterSelector (rayClusterSpec already describes a cluster), what the
+  // mode asks of a RayJob with its own cluster is reported too, so that one round of fixes is
+  // enough; when the cluster is the tenant's to describe, it waits.
   const auto& selector = ctx.job.spec.cluster_selector;
   if (selector && !selector->empty() && ctx.policy.lifecycle.mode != LifecycleMode::kReaper) {
-    if (!ctx.policy.lifecycle.allow_cluster_selector &&
-        ctx.policy.action(RuleId::kClusterSelector) != RuleAction::kOff) {
+    std::vector<Edit> leave = cluster_selector_fix(ctx.job.spec);
+    const bool waits = leave.empty();
+    if (ctx.policy.lifecycle.allow_cluster_selector ||
+        ctx.policy.action(RuleId::kClusterSelector) == RuleAction::kOff) {
+      add(out, "spec.clusterSelector",
+          "in clusterSelector mode the operator deletes nothing when the job ends (not even with "
+          "deletion rules), so the RayJob holds quota; remove clusterSelector and describe the "
+          "cluster in rayClusterSpec",
+          std::move(leave));
+    }
+    if (waits) {
       return;
     }
-    add(out, "spec.clusterSelector",
-        "in clusterSelector mode the operator deletes nothing when the job ends (not even with "
-        "deletion rules), so the RayJob holds quota; remove clusterSelector and describe the "
-        "cluster in rayClusterSpec",
-        cluster_selector_fix(ctx.job.spec));
-    return;
   }
   switch (ctx.policy.lifecycle.mode) {
     case LifecycleMode::kDeletionRules:

@@ -4,6 +4,7 @@
 // negative ones, so each problem is reported once.
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,12 +26,30 @@ struct Ttl {
   std::string_view how;  // "set ttlSeconds" / "set the annotation to"
   bool text = false;
 
-  // The finding for this TTL, whose fix writes `to`.
+  // When set, the fix of every finding on this TTL (a DeleteSelf rule's: delete_self_ttl_fix).
+  std::vector<Edit> fix = {};
+
+  // The finding for this TTL, whose fix writes `to` (or is `fix`).
   void add(Findings& out, std::string message, long long to) const {
-    out.push_back(Finding{RuleId::kReapTtl, Finding::Kind::kViolation, field, std::move(message),
-                          {text ? Edit::set(field, s(to)) : Edit::set(field, to)}});
+    if (fix.size() > 1) {
+      message += ", and lower the longer DeleteWorkers/DeleteCluster TTLs of this condition to "
+                 "the same (the operator wants them no longer than DeleteSelf's)";
+    }
+    out.push_back(Finding{
+        RuleId::kReapTtl, Finding::Kind::kViolation, field, std::move(message),
+        !fix.empty() ? fix
+                     : std::vector<Edit>{text ? Edit::set(field, s(to)) : Edit::set(field, to)}});
   }
 };
+
+std::string ttl_field(std::size_t i) {
+  return "spec.deletionStrategy.deletionRules[" + std::to_string(i) + "].condition.ttlSeconds";
+}
+
+bool same_condition(const DeletionRule& a, const DeletionRule& b) {
+  return a.has_condition && b.has_condition && a.job_status == b.job_status &&
+         a.job_deployment_status == b.job_deployment_status;
+}
 
 // Checks a success TTL. Returns true when it is within bounds.
 bool check_success(long long ttl, const LifecycleConfig& lc, const Ttl& at, Findings& out) {
@@ -78,13 +97,15 @@ bool check_failure(long long ttl, const LifecycleConfig& lc, const Ttl& at, Find
 void check_order(long long success_ttl, long long failure_ttl, const LifecycleConfig& lc,
                  const Ttl& failure, Findings& out) {
   if (failure_ttl <= success_ttl) {
-    failure.add(out,
+    Ttl at = failure;
+    at.fix.clear();  // the TTL is within bounds: delete_self_ttl_fix would keep it
+    at.add(out,
                 s(failure_ttl) + " seconds is not longer than the success TTL (" +
                     s(success_ttl) +
                     " seconds): failed runs must stay longer than succeeded ones so their logs "
                     "can be read; " +
                     std::string(failure.how) + " above " + s(success_ttl),
-                std::max(success_ttl + 1, lc.min_failed_ttl_seconds));
+           std::max(success_ttl + 1, lc.min_failed_ttl_seconds));
   }
 }
 
@@ -95,9 +116,9 @@ void check_rules_mode(const RuleContext& ctx, Findings& out) {
   }
   const LifecycleConfig& lc = ctx.policy.lifecycle;
   const auto& rules = *ds->deletion_rules;
-  auto ttl_at = [](std::size_t i) {
-    return Ttl{"spec.deletionStrategy.deletionRules[" + std::to_string(i) + "].condition.ttlSeconds",
-               "set ttlSeconds"};
+  auto ttl_at = [&](std::size_t i) {
+    return Ttl{ttl_field(i), "set ttlSeconds", false,
+               delete_self_ttl_fix(ctx.job.spec, ctx.policy, i)};
   };
 
   // The success TTL that the failure TTLs must exceed: the first in-bounds DeleteSelf SUCCEEDED.
@@ -175,6 +196,44 @@ void check_single_ttl_mode(const RuleContext& ctx, std::string_view mode, Findin
 }
 
 }  // namespace
+
+std::vector<Edit> delete_self_ttl_fix(const RayJobSpec& spec, const PolicyConfig& policy,
+                                      std::size_t index) {
+  const std::vector<DeletionRule>& rules = *spec.deletion_strategy->deletion_rules;
+  const DeletionRule& self = rules[index];
+  const LifecycleConfig& lc = policy.lifecycle;
+  long long lo = 0;
+  long long hi = std::numeric_limits<long long>::max();
+  if (lc.mode == LifecycleMode::kDeletionRules) {
+    if (self.job_status == "SUCCEEDED") {
+      hi = lc.max_succeeded_ttl_seconds;
+    } else if (self.job_status == "FAILED" || self.job_deployment_status == "Failed") {
+      lo = lc.min_failed_ttl_seconds;
+      hi = lc.max_failed_ttl_seconds;
+    }
+  }
+  // The operator wants DeleteWorkers <= DeleteCluster <= DeleteSelf per condition.
+  long long longest_before = 0;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const DeletionRule& r = rules[i];
+    // `index` itself may be a rule whose policy kuberay-schema turns into DeleteSelf.
+    if (i != index && (r.policy == "DeleteWorkers" || r.policy == "DeleteCluster") &&
+        same_condition(r, self)) {
+      longest_before = std::max<long long>(longest_before, r.ttl_seconds.value_or(0));
+    }
+  }
+  const long long ttl = std::clamp<long long>(self.ttl_seconds.value_or(0), lo, hi);
+  const long long to = std::max(ttl, std::min(longest_before, hi));
+  std::vector<Edit> fix = {Edit::set(ttl_field(index), to)};
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const DeletionRule& r = rules[i];
+    if (i != index && (r.policy == "DeleteWorkers" || r.policy == "DeleteCluster") &&
+        same_condition(r, self) && r.ttl_seconds.value_or(0) > to) {
+      fix.push_back(Edit::set(ttl_field(i), to));
+    }
+  }
+  return fix;
+}
 
 void check_reap_ttl(const RuleContext& ctx, Findings& out) {
   switch (ctx.policy.lifecycle.mode) {

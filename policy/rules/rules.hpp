@@ -35,4 +35,15 @@ void check_image_pinned(const RuleContext& ctx, Findings& out);        // image_
 // (the cluster to describe is the tenant's). In cluster_selector.cpp.
 std::vector<Edit> cluster_selector_fix(const RayJobSpec& spec);
 
+// The fix of the ttlSeconds of deletionRules[index], a DeleteSelf rule, which reap-ttl (out of
+// the policy's bounds) and kuberay-schema (shorter than a DeleteWorkers or DeleteCluster rule of
+// the same condition) both ask for: one value that both accept, so that their fixes agree and
+// one round settles both. The TTL is moved to the nearest value within the policy's bounds for
+// its condition (in lifecycle mode deletionRules; any value of 0 or more otherwise), then raised
+// to the longest DeleteWorkers/DeleteCluster TTL of that condition where the bounds allow it;
+// where they do not, those longer TTLs are lowered to it. In reap_ttl.cpp.
+// REQUIRES: spec.deletion_strategy->deletion_rules has an item `index`.
+std::vector<Edit> delete_self_ttl_fix(const RayJobSpec& spec, const PolicyConfig& policy,
+                                      std::size_t index);
+
 }  // namespace rjg::policy

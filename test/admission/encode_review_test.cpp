@@ -137,12 +137,32 @@ TEST(EncodeReview, VeryLongWarningsStopAfterFourPieces) {
   EXPECT_EQ(w.back().substr(w.back().size() - 3), "...");
 }
 
-TEST(EncodeReview, WarningControlCharactersBecomeSpaces) {
+TEST(EncodeReview, WarningControlCharactersAreEscaped) {
+  // The apiserver drops a warning with a control character; kubectl prints the rest raw.
   std::vector<std::string> w = build_warnings({finding(RuleId::kImagePinned, "spec",
                                                        "line1\nline2\ttab\x7f"
-                                                       "del\xc2\x85nel")});
+                                                       "del\xc2\x85nel \x1b[2J \xe2\x80\xae")});
   ASSERT_EQ(w.size(), 1u);
-  EXPECT_EQ(w[0], "[image-pinned] spec: line1 line2 tab del nel");
+  EXPECT_EQ(w[0], "[image-pinned] spec: line1\\nline2\\ttab\\x7fdel\\u0085nel \\x1b[2J \\u202e");
+}
+
+TEST(EncodeReview, DenyMessageAndCausesEscapeControlCharacters) {
+  // What kubectl prints after "Error from server (Forbidden):" is the deny message as it is.
+  const policy::Findings denials = {
+      finding(RuleId::kImageContract, "spec.c[0].image", "\"ray\x1b]0;pwned\x07\" is refused"),
+      finding(RuleId::kReapSelf, "metadata.annotations[a\rb]", "missing\xe2\x80\xae")};
+  EXPECT_EQ(deny_message(denials),
+            "[image-contract] spec.c[0].image: \"ray\\x1b]0;pwned\\x07\" is refused\n"
+            "[reap-self] metadata.annotations[a\\rb]: missing\\u202e");
+  policy::Verdict v;
+  v.allowed = false;
+  v.denials = denials;
+  const std::string body = encode_review({"u", "n", "h"}, v);
+  const json::Document d = parsed(body);
+  const auto& causes = d["response"]["status"]["details"]["causes"];
+  EXPECT_STREQ(causes[0]["message"].GetString(),
+               "[image-contract] \"ray\\x1b]0;pwned\\x07\" is refused");
+  EXPECT_STREQ(causes[1]["message"].GetString(), "[reap-self] missing\\u202e");
 }
 
 TEST(EncodeReview, DuplicateWarningsAreDropped) {

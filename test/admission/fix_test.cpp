@@ -5,7 +5,11 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <regex>
 #include <string>
+
+#include "admission/check.hpp"
+#include "admission/policy_file.hpp"
 
 namespace rjg::admission {
 namespace {
@@ -133,11 +137,43 @@ TEST(ApplyFixes, ContradictingFindingsAreRefusedNamingBothAndChangeNothing) {
   EXPECT_EQ(text(d), before);
 }
 
-TEST(ApplyFixes, AnEditInsideAFieldAnotherFindingRewritesContradicts) {
+TEST(ApplyFixes, ARemovalSettlesTheEditsInsideTheRemovedField) {
+  // operatorDeletesRayJob on 1.6: reap-self removes deletionStrategy, kuberay-schema would mend
+  // a rule inside it. The removal wins: the field the inner fix is about is gone. (Refused as a
+  // contradiction before, so `check --fix` exited 2 on such a manifest.)
+  json::Document d = doc(
+      R"({"spec":{"deletionStrategy":{"deletionRules":[{"policy":"Nope"}]},"backoffLimit":5}})");
+  policy::Verdict v;
+  v.denials = {
+      finding(RuleId::kKuberaySchema, "spec.deletionStrategy.deletionRules[0].policy",
+              {Edit::set("spec.deletionStrategy.deletionRules[0].policy", std::string("DeleteSelf"))}),
+      finding(RuleId::kReapSelf, "spec.deletionStrategy", {Edit::remove("spec.deletionStrategy")}),
+      finding(RuleId::kKuberaySchema, "spec.deletionStrategy.deletionRules[0]",
+              {Edit::remove("spec.deletionStrategy.deletionRules[0]")}),
+      finding(RuleId::kBackoffLimit, "spec.backoffLimit", {Edit::set("spec.backoffLimit", 2LL)}),
+  };
+  Result<FixOutcome> out = apply_fixes(d, v);
+  ASSERT_TRUE(out.ok()) << out.error().message;
+  EXPECT_EQ(text(d), R"({"spec":{"backoffLimit":2}})");
+  EXPECT_EQ(out.value().edits, 2u);
+}
+
+TEST(ApplyFixes, AFieldWrittenAnewStillContradictsItsRemoval) {
+  // reap-self writes deletionStrategy anew (remove, then set inside); a finding that only
+  // removes it wants something else.
   json::Document d = doc(R"({"spec":{"deletionStrategy":{"onSuccess":{}}}})");
   policy::Verdict v;
   v.denials = {
-      finding(RuleId::kReapSelf, "spec.deletionStrategy", {Edit::remove("spec.deletionStrategy")}),
+      finding(RuleId::kReapSelf, "spec.deletionStrategy",
+              {Edit::remove("spec.deletionStrategy"),
+               Edit::set("spec.deletionStrategy.deletionRules[0].policy", std::string("DeleteSelf"))}),
+      finding(RuleId::kKuberaySchema, "spec.deletionStrategy", {Edit::remove("spec.deletionStrategy")}),
+  };
+  EXPECT_FALSE(apply_fixes(d, v).ok());
+  // Setting a field and setting a field inside it still contradict.
+  v.denials = {
+      finding(RuleId::kReapSelf, "spec.deletionStrategy",
+              {Edit::set("spec.deletionStrategy", std::string("x"))}),
       finding(RuleId::kKuberaySchema, "spec.deletionStrategy.onFailure",
               {Edit::set("spec.deletionStrategy.onFailure.policy", std::string("DeleteSelf"))}),
   };
@@ -156,6 +192,135 @@ TEST(ApplyFixes, AnEditThatCannotBeAppliedLeavesTheObjectAsItWas) {
   EXPECT_NE(out.error().message.find("[kuberay-schema]"), std::string::npos) << out.error().message;
   EXPECT_EQ(text(d), before);
 }
+
+// Pairs of rules whose fixes used to undo each other, contradict, or need a second round, each
+// with the policy it was found under (the property test test/conformance/fix_convergence_test.py
+// found them): one round of `check --fix` now reaches a manifest no literal fix changes again.
+struct RoundCase {
+  const char* name;
+  const char* version;
+  const char* mode;
+  const char* gate;  // RayJobDeletionPolicy: "true", "false" or "" (the version's default)
+  const char* spec;  // JSON members of spec besides entrypoint and rayClusterSpec
+  bool cluster = true;
+};
+
+class OneRound : public testing::TestWithParam<RoundCase> {};
+
+// Returns the manifest with one round of fixes applied; `fixable` says whether a finding of it
+// carried a literal fix (each is reported as a failure when `last`).
+std::string fixed_once(const std::string& manifest, const LoadedPolicy& policy, bool& fixable,
+                       bool last) {
+  CheckOptions options;
+  options.namespace_ = "tenant-a";
+  Result<std::vector<CheckedObject>> checked = check_manifests(manifest, options, policy);
+  EXPECT_TRUE(checked.ok()) << checked.error().message;
+  if (!checked.ok()) {
+    return "";
+  }
+  CheckedObject& o = checked.value().front();
+  fixable = false;
+  for (const policy::Findings* list : {&o.verdict.denials, &o.verdict.warnings}) {
+    for (const Finding& f : *list) {
+      if (!f.fix.empty()) {
+        fixable = true;
+        if (last) {
+          ADD_FAILURE() << "left with a literal fix: [" << policy::rule_id_name(f.rule) << "] "
+                        << f.field << ": " << f.message;
+        }
+      }
+    }
+  }
+  Result<FixOutcome> out = apply_fixes(o.source, o.verdict);
+  EXPECT_TRUE(out.ok()) << out.error().message;
+  return text(o.source);
+}
+
+TEST_P(OneRound, ReachesAStateNoFixChanges) {
+  const RoundCase& c = GetParam();
+  std::string yaml(default_policy_yaml());
+  yaml = std::regex_replace(yaml, std::regex("\n  version: \"1.6\""),
+                            std::string("\n  version: \"") + c.version + "\"" +
+                                (*c.gate ? std::string("\n  featureGates:\n    RayJobDeletionPolicy: ") + c.gate
+                                         : std::string()));
+  yaml = std::regex_replace(yaml, std::regex("\n  mode: deletionRules"),
+                            std::string("\n  mode: ") + c.mode);
+  Result<LoadedPolicy> policy = decode_policy(yaml);
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  const std::string cluster =
+      R"("rayClusterSpec":{"headGroupSpec":{"rayStartParams":{},"template":{"spec":{"containers":[)"
+      R"({"name":"ray-head","image":"rayproject/ray:2.52.0","resources":{"requests":{"cpu":"1",)"
+      R"("memory":"2Gi"},"limits":{"cpu":"1","memory":"2Gi"}}}]}}}},)";
+  const std::string manifest =
+      R"({"apiVersion":"ray.io/v1","kind":"RayJob","metadata":{"name":"j","namespace":"tenant-a"},)"
+      R"("spec":{"entrypoint":"python x.py",)" +
+      (c.cluster ? cluster : std::string()) + R"("runtimeEnvYAML":"pip: [boto3>=1.35.0]",)" +
+      c.spec + "}}";
+  // Round 1 fixes what it finds; after it, no finding has a literal fix left, and round 2
+  // changes nothing.
+  bool fixable = true;
+  const std::string once = fixed_once(manifest, policy.value(), fixable, false);
+  EXPECT_TRUE(fixable) << "the case must need a fix";
+  SCOPED_TRACE(once);
+  const std::string twice = fixed_once(once, policy.value(), fixable, true);
+  EXPECT_FALSE(fixable);
+  EXPECT_EQ(twice, once);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, OneRound,
+    testing::Values(
+        // reap-self deferred to cluster-selector, whose fix removes clusterSelector; the deletion
+        // setup the mode asks for came only in round 2.
+        RoundCase{"selector_with_own_cluster_deletion_policy", "1.4", "deletionPolicy", "true",
+                  R"("clusterSelector":{"ray.io/cluster":"shared"},"activeDeadlineSeconds":60)"},
+        RoundCase{"selector_with_own_cluster_operator_deletes", "1.2", "operatorDeletesRayJob", "",
+                  R"("clusterSelector":{"ray.io/cluster":"shared"},"activeDeadlineSeconds":60)"},
+        // reaper: reap-self set shutdownAfterJobFinishes: true, kuberay-schema then refused it next
+        // to deletion rules (and set it back), or next to DeleteNone.
+        RoundCase{"reaper_deletion_rules_without_shutdown", "1.6", "reaper", "",
+                  R"("activeDeadlineSeconds":60,"deletionStrategy":{"deletionRules":[{"policy":)"
+                  R"("DeleteSelf","condition":{"jobStatus":"SUCCEEDED","ttlSeconds":10}}]})"},
+        RoundCase{"reaper_delete_none", "1.4", "reaper", "true",
+                  R"("activeDeadlineSeconds":60,"deletionPolicy":"DeleteNone")"},
+        RoundCase{"reaper_legacy_delete_none", "1.6", "reaper", "",
+                  R"("activeDeadlineSeconds":60,"deletionStrategy":{"onSuccess":{"policy":)"
+                  R"("DeleteNone"},"onFailure":{"policy":"DeleteSelf"}})"},
+        // operatorDeletesRayJob: kuberay-schema set deletionPolicy: DeleteSelf where reap-self
+        // removes it (contradiction, exit 2).
+        RoundCase{"operator_deletes_delete_none", "1.4", "operatorDeletesRayJob", "true",
+                  R"("activeDeadlineSeconds":60,"shutdownAfterJobFinishes":true,)"
+                  R"("deletionPolicy":"DeleteNone")"},
+        // ... and mended a rule inside the deletionStrategy that reap-self removes.
+        RoundCase{"operator_deletes_rule_inside_removed_strategy", "1.6", "operatorDeletesRayJob",
+                  "", R"("activeDeadlineSeconds":60,"shutdownAfterJobFinishes":true,)"
+                  R"("deletionStrategy":{"deletionRules":[{"policy":"DeleteSelf","condition":)"
+                  R"({"jobStatus":"SUCCEEDED","ttlSeconds":-1}}]})"},
+        // deletionRules: kuberay-schema raised a DeleteSelf TTL to the DeleteCluster one (20),
+        // reap-ttl to the policy minimum (3600): a contradiction, exit 2.
+        RoundCase{"delete_self_ttl_below_cluster_and_policy", "1.6", "deletionRules", "",
+                  R"("activeDeadlineSeconds":60,"deletionStrategy":{"deletionRules":[)"
+                  R"({"policy":"DeleteSelf","condition":{"jobStatus":"SUCCEEDED","ttlSeconds":60}},)"
+                  R"({"policy":"DeleteCluster","condition":{"jobStatus":"FAILED","ttlSeconds":20}},)"
+                  R"({"policy":"DeleteSelf","condition":{"jobStatus":"FAILED","ttlSeconds":10}},)"
+                  R"({"policy":"DeleteSelf","condition":{"jobDeploymentStatus":"Failed",)"
+                  R"("ttlSeconds":3600}}]})"},
+        // reap-ttl lowered DeleteSelf SUCCEEDED to 600, kuberay-schema raised it back to the
+        // DeleteCluster 800: a cycle.
+        RoundCase{"delete_self_ttl_under_a_longer_cluster_ttl", "1.6", "deletionRules", "",
+                  R"("activeDeadlineSeconds":60,"deletionStrategy":{"deletionRules":[)"
+                  R"({"policy":"DeleteCluster","condition":{"jobStatus":"SUCCEEDED","ttlSeconds":800}},)"
+                  R"({"policy":"DeleteSelf","condition":{"jobStatus":"SUCCEEDED","ttlSeconds":900}},)"
+                  R"({"policy":"DeleteSelf","condition":{"jobStatus":"FAILED","ttlSeconds":3600}},)"
+                  R"({"policy":"DeleteSelf","condition":{"jobDeploymentStatus":"Failed",)"
+                  R"("ttlSeconds":3600}}]})"},
+        // A decreasing chain DeleteWorkers > DeleteCluster > DeleteSelf took two rounds.
+        RoundCase{"decreasing_ttl_chain", "1.6", "deletionRules", "",
+                  R"("activeDeadlineSeconds":60,"deletionStrategy":{"deletionRules":[)"
+                  R"({"policy":"DeleteWorkers","condition":{"jobStatus":"FAILED","ttlSeconds":7200}},)"
+                  R"({"policy":"DeleteCluster","condition":{"jobStatus":"FAILED","ttlSeconds":5000}},)"
+                  R"({"policy":"DeleteSelf","condition":{"jobStatus":"FAILED","ttlSeconds":4000}}]})"}),
+    [](const testing::TestParamInfo<RoundCase>& i) { return std::string(i.param.name); });
 
 }  // namespace
 }  // namespace rjg::admission

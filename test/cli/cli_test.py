@@ -274,10 +274,8 @@ def test_check_json_output():
     expect(code == 2, "bad --output must be exit 2")
 
 
-def test_check_fix():
-    # A RayJob whose every finding has a literal fix, next to a ConfigMap: --fix prints both
-    # documents, the RayJob fixed, and exits 0; checking the output admits it.
-    manifest = b"""apiVersion: ray.io/v1
+# A RayJob whose every finding has a literal fix, next to a ConfigMap.
+FIXABLE = b"""apiVersion: ray.io/v1
 kind: RayJob
 metadata: {name: fixme, namespace: tenant-a}
 spec:
@@ -300,6 +298,12 @@ kind: ConfigMap
 metadata: {name: code, namespace: tenant-a}
 data: {x.py: "print(1)"}
 """
+
+
+def test_check_fix():
+    # A RayJob whose every finding has a literal fix, next to a ConfigMap: --fix prints both
+    # documents, the RayJob fixed, and exits 0; checking the output admits it.
+    manifest = FIXABLE
     code, out, err = run("check", "-", stdin=manifest)
     expect(code == 1, f"the manifest must be denied first: {code} {out!r}")
     code, fixed, err = run("check", "--fix", "-", stdin=manifest)
@@ -335,6 +339,89 @@ data: {x.py: "print(1)"}
     expect(code == 0, f"the fixed suspended manifest must be admitted: {out!r}")
     code, _, err = run("check", "--fix", "-o", "json", "-", stdin=manifest)
     expect(code == 2 and b"--fix prints manifests" in err, f"{code} {err!r}")
+
+
+def test_check_fix_exit_is_the_verdict_of_the_output():
+    # --fix judges what it printed: exit 1 and a stderr line for each violation left, and a
+    # second round on its own output prints it byte for byte.
+    manifest = FIXABLE.replace(b"rayproject/ray:2.52.0", b"example.com/ray:2.52.0")
+    code, fixed, err = run("check", "--fix", "-", stdin=manifest)
+    expect(code == 1, f"an image left to the tenant keeps the RayJob denied: {code} {err!r}")
+    lines = err.decode().splitlines()
+    expect(len(lines) == 1 and "yours to change: [image-contract]" in lines[0], f"{err!r}")
+    code2, again, err2 = run("check", "--fix", "-", stdin=fixed)
+    expect(again == fixed and code2 == 1 and err2 == err,
+           f"a second round must change nothing: {code2} {again!r} {err2!r}")
+    code, _, _ = run("check", "-", stdin=fixed)
+    expect(code == 1, "the printed RayJob is still denied")
+
+
+def test_check_control_characters():
+    # A RayJob name, an image and a file name holding ESC, BEL, CR and a bidi override: every
+    # human output shows them as escapes; JSON carries them exactly.
+    name = "evil\x1b]0;pwned\x07\r\u202eok"
+    manifest = ("apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: %s, namespace: tenant-a}\n"
+                "spec:\n  entrypoint: python x.py\n  rayClusterSpec:\n    headGroupSpec:\n"
+                "      rayStartParams: {}\n      template:\n        spec:\n          containers:\n"
+                "          - name: ray-head\n            image: %s\n"
+                % (json.dumps(name), json.dumps("rayproject/ray:latest\x1b[2J"))).encode()
+
+    def printable(data, what):
+        text = data.decode("utf-8")
+        bad = [c for c in text if (ord(c) < 0x20 and c != "\n") or 0x7f <= ord(c) <= 0x9f
+               or c in "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"]
+        expect(not bad, f"{what}: raw control characters {bad!r} in {data!r}")
+
+    code, out, err = run("check", "-", stdin=manifest)
+    expect(code == 1, f"denied: {code} {out!r}")
+    printable(out, "check stdout")
+    printable(err, "check stderr")
+    expect(b"rayjob.ray.io/evil\\x1b]0;pwned\\x07\\r\\u202eok (-) denied:" in out, f"{out!r}")
+    expect(b"rayproject/ray:latest\\x1b[2J" in out, f"the image is quoted escaped: {out!r}")
+    code, out, err = run("check", "-o", "json", "-", stdin=manifest)
+    expect(json.loads(out)[0]["name"] == name, f"JSON carries the exact name: {out!r}")
+    code, fixed, err = run("check", "--fix", "-", stdin=manifest)
+    printable(err, "check --fix stderr")
+    expect(b"\\x1b[2J" in err and json.loads(fixed.decode()[4:])["metadata"]["name"] == name,
+           f"--fix: {err!r}")
+    # File names and error messages that quote the input.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "bad\x1b[31m\u202e.yaml")
+        with open(path, "wb") as f:
+            f.write(b"a: [\n")
+        code, out, err = run("check", path)
+        expect(code == 2, f"{code} {err!r}")
+        printable(err, "YAML error")
+        expect(b"bad\\x1b[31m\\u202e.yaml" in err, f"{err!r}")
+        policy = os.path.join(d, "policy.yaml")
+        with open(policy, "wb") as f:
+            f.write(b"apiVersion: rayjob-guard.io/v1\nkind: Policy\nrules: {\"x\\e[2J\\r\": warn}\n")
+        code, out, err = run("policy", "validate", policy)
+        expect(code == 2, f"policy validate: {code} {err!r}")
+        printable(err, "policy validate")
+        expect(b"\\x1b[2J\\r" in err, f"policy validate quotes the key escaped: {err!r}")
+    # The webhook's deny message reaches the tenant's terminal through kubectl as it is.
+    review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+              "request": {"uid": "u1", "kind": {"group": "ray.io", "version": "v1", "kind": "RayJob"},
+                          "resource": {"group": "ray.io", "version": "v1", "resource": "rayjobs"},
+                          "namespace": "tenant-a", "operation": "CREATE",
+                          "userInfo": {"username": "x"},
+                          "object": {"apiVersion": "ray.io/v1", "kind": "RayJob",
+                                     "metadata": {"name": "n", "namespace": "tenant-a"},
+                                     "spec": {"entrypoint": "python x.py", "rayClusterSpec": {
+                                         "headGroupSpec": {"rayStartParams": {}, "template": {
+                                             "spec": {"containers": [{
+                                                 "name": "ray-head",
+                                                 "image": "rayproject/ray:latest\x1b[2J"}]}}}}}}}}
+    code, out, err = run("review", stdin=json.dumps(review).encode())
+    expect(code == 0, f"review: {code} {err!r}")
+    response = json.loads(out)["response"]
+    texts = [response["status"]["message"]] + response.get("warnings", [])
+    texts += [c["message"] for c in response["status"]["details"]["causes"]]
+    for t in texts:
+        printable(t.replace("\n", " ").encode(), "review message")
+    expect("ray:latest\\x1b[2J" in response["status"]["message"] and
+           any("ray:latest\\x1b[2J" in w for w in response["warnings"]), f"{response!r}")
 
 
 def test_check_namespace_conflict():

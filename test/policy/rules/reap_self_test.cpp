@@ -258,5 +258,74 @@ TEST(ReapSelf, WarnAndOffActions) {
                 [](RayJob& j, PolicyConfig&) { j.spec.deletion_strategy.reset(); });
 }
 
+// When cluster-selector's fix removes clusterSelector (rayClusterSpec describes the cluster), the
+// deletion setup the mode asks for comes in the same round (it came in a second one before).
+TEST(ReapSelf, SelectorWithItsOwnClusterGetsTheModesSetupInTheSameRound) {
+  RayJob job = compliant_rayjob();
+  job.spec.cluster_selector = FlatMap<std::string>{{"ray.io/cluster", "c"}};
+  job.spec.deletion_strategy.reset();
+  const Findings got = run_rules(job, job.metadata.namespace_, default_test_policy());
+  SCOPED_TRACE(describe(got));
+  EXPECT_TRUE(has_rule(got, RuleId::kClusterSelector));
+  EXPECT_TRUE(has_rule(got, RuleId::kReapSelf));
+}
+
+// Setting shutdownAfterJobFinishes: true also removes what the operator refuses next to it, so
+// kuberay-schema has nothing to undo in the next round (in reaper mode it set shutdown back to
+// false: a cycle).
+TEST(ReapSelf, ShutdownFixRemovesWhatTheOperatorRefusesNextToIt) {
+  struct Case {
+    const char* name;
+    std::function<void(RayJob&, PolicyConfig&)> mutate;
+    std::vector<Edit> fix;
+  };
+  const Edit on = Edit::set(kShutdown, true);
+  const Case cases[] = {
+      {"reaper, deletion rules",
+       [](RayJob& j, PolicyConfig& p) {
+         reaper_mode(j, p);
+         j.spec.shutdown_after_job_finishes.reset();
+         j.spec.deletion_strategy = compliant_rayjob().spec.deletion_strategy;
+       },
+       {on, Edit::remove("spec.deletionStrategy")}},
+      {"reaper, legacy DeleteNone",
+       [](RayJob& j, PolicyConfig& p) {
+         reaper_mode(j, p);
+         j.spec.shutdown_after_job_finishes = false;
+         DeletionStrategy ds;
+         ds.has_on_success = ds.has_on_failure = true;
+         ds.on_success_policy = "DeleteNone";
+         ds.on_failure_policy = "DeleteSelf";
+         j.spec.deletion_strategy = ds;
+       },
+       {on, Edit::remove("spec.deletionStrategy")}},
+      {"reaper, deletionPolicy DeleteNone",
+       [](RayJob& j, PolicyConfig& p) {
+         reaper_mode(j, p);
+         p.kuberay.version = {1, 4};
+         j.spec.shutdown_after_job_finishes.reset();
+         j.spec.deletion_policy = "DeleteNone";
+       },
+       {on, Edit::remove("spec.deletionPolicy")}},
+      {"deletionPolicy mode sets DeleteSelf itself: nothing removed",
+       [](RayJob& j, PolicyConfig& p) {
+         deletion_policy_mode(j, p);
+         j.spec.shutdown_after_job_finishes.reset();
+         j.spec.deletion_policy = "DeleteNone";
+       },
+       {on}},
+  };
+  for (const Case& c : cases) {
+    RayJob job = compliant_rayjob();
+    PolicyConfig policy = default_test_policy();
+    c.mutate(job, policy);
+    const Findings got = run_rules(job, job.metadata.namespace_, only_rule(RuleId::kReapSelf, policy));
+    const auto it = std::find_if(got.begin(), got.end(),
+                                 [](const Finding& f) { return f.field == kShutdown; });
+    ASSERT_NE(it, got.end()) << c.name << ": " << describe(got);
+    EXPECT_EQ(it->fix, c.fix) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace rjg::policy::testing

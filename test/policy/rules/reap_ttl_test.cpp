@@ -1,5 +1,6 @@
 // reap-ttl: the reap TTLs are within the policy bounds and failures stay longer than successes.
 #include "policy/reaper_annotations.hpp"
+#include "policy/rules/rules.hpp"
 #include "test/policy/rule_table.hpp"
 
 namespace rjg::policy::testing {
@@ -152,6 +153,54 @@ TEST(ReapTtl, AdvisoryIsAWarningEvenWhenEnforced) {
   ASSERT_EQ(v.warnings.size(), 1u);
   EXPECT_EQ(v.warnings[0].kind, Finding::Kind::kAdvisory);
   EXPECT_TRUE(v.denials.empty());
+}
+
+// The one fix of a DeleteSelf rule's TTL that reap-ttl and kuberay-schema both give (their fixes
+// contradicted, or undid each other, before): inside the policy's bounds and no shorter than the
+// DeleteWorkers/DeleteCluster TTL of its condition, lowering those where the bounds demand it.
+TEST(ReapTtl, DeleteSelfTtlFixAgreesWithTheOperatorsOrder) {
+  const auto rule = [](std::string policy, std::string status, std::int64_t ttl) {
+    DeletionRule r;
+    r.policy = std::move(policy);
+    r.has_condition = true;
+    r.job_status = std::move(status);
+    r.ttl_seconds = ttl;
+    return r;
+  };
+  struct Case {
+    const char* name;
+    LifecycleMode mode;
+    std::vector<DeletionRule> rules;
+    std::size_t index;
+    std::vector<Edit> fix;
+  };
+  const Case cases[] = {
+      {"below the policy minimum and the DeleteCluster TTL", LifecycleMode::kDeletionRules,
+       {rule("DeleteCluster", "FAILED", 20), rule("DeleteSelf", "FAILED", 10)}, 1,
+       {Edit::set(ttl_field(1), 3600LL)}},
+      {"a DeleteCluster TTL above the policy maximum is lowered with it",
+       LifecycleMode::kDeletionRules,
+       {rule("DeleteCluster", "SUCCEEDED", 800), rule("DeleteSelf", "SUCCEEDED", 900),
+        rule("DeleteWorkers", "SUCCEEDED", 700), rule("DeleteCluster", "FAILED", 90000)},
+       1, {Edit::set(ttl_field(1), 600LL), Edit::set(ttl_field(0), 600LL),
+           Edit::set(ttl_field(2), 600LL)}},
+      {"raised to the longest before it, within bounds", LifecycleMode::kDeletionRules,
+       {rule("DeleteWorkers", "FAILED", 7200), rule("DeleteCluster", "FAILED", 5000),
+        rule("DeleteSelf", "FAILED", 4000)}, 2, {Edit::set(ttl_field(2), 7200LL)}},
+      {"no policy bounds outside lifecycle mode deletionRules", LifecycleMode::kReaper,
+       {rule("DeleteCluster", "FAILED", 20), rule("DeleteSelf", "FAILED", 10)}, 1,
+       {Edit::set(ttl_field(1), 20LL)}},
+      {"the rule itself, about to become DeleteSelf, is not its own floor",
+       LifecycleMode::kDeletionRules, {rule("DeleteWorkers", "FAILED", 0)}, 0,
+       {Edit::set(ttl_field(0), 3600LL)}},
+  };
+  for (const Case& c : cases) {
+    RayJob job = compliant_rayjob();
+    job.spec.deletion_strategy->deletion_rules = c.rules;
+    PolicyConfig policy = default_test_policy();
+    policy.lifecycle.mode = c.mode;
+    EXPECT_EQ(delete_self_ttl_fix(job.spec, policy, c.index), c.fix) << c.name;
+  }
 }
 
 }  // namespace
