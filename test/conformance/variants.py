@@ -287,6 +287,10 @@ def crd_admits(obj, minor):
         return False
     rc = spec.get("rayClusterSpec")
     if rc is not None:
+        # Required: headGroupSpec, its template and the template's containers (a mutation of a
+        # cluster field writes a partial rayClusterSpec where there was none).
+        if "containers" not in rc.get("headGroupSpec", {}).get("template", {}).get("spec", {}):
+            return False
         for g in rc.get("workerGroupSpecs", []):
             if "groupName" not in g:
                 return False

@@ -1084,7 +1084,7 @@ TEST(KuberaySchema, AfterValidation16) {
           {"metadata with a pre-release part zero-prefixed", with_metadata("2.46.0-rc.01"),
            {{rv, "is not a semantic version"}}},
           {"metadata with leading white space", with_metadata(" 2.46.0"),
-           {{rv, "is not a semantic version; " + std::string("the KubeRay 1.6 operator accepts")}}},
+           {{rv, "\" 2.46.0\" is not a semantic version (spec.metadata needs"}}},
           {"metadata with four numbers", with_metadata("2.46.0.1"), {{rv, "not a semantic version"}}},
           {"metadata with latest", with_metadata("latest"), {{rv, later}}},
           {"metadata with an overflowing number", with_metadata("99999999999999999999.0.0"),
