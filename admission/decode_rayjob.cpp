@@ -2,10 +2,12 @@
 #include "admission/decode_rayjob.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "admission/yaml_events.hpp"
+#include "admission/yaml_to_json.hpp"
 #include "policy/reaper_annotations.hpp"
 
 namespace rjg::admission {
@@ -441,6 +443,9 @@ Status decode_spec(const Value& spec, const Path& path, policy::RayJobSpec& out)
                                          out.submitter_backoff_limit));
   }
   RJG_RETURN_IF_ERROR(json::read_string_map(spec, "clusterSelector", path, out.cluster_selector));
+  std::optional<FlatMap<std::string>> metadata;
+  RJG_RETURN_IF_ERROR(json::read_string_map(spec, "metadata", path, metadata));
+  out.has_metadata = metadata && !metadata->empty();
   RJG_ASSIGN_OR_RETURN(const Value* cluster, json::read_object(spec, "rayClusterSpec", path));
   if (cluster != nullptr) {
     policy::RayClusterSpec cs;
@@ -501,6 +506,58 @@ void read_pip(const YamlDoc& doc, YamlDoc::Index pip, policy::RuntimeEnv& env) {
   }
 }
 
+// What sigs.k8s.io/yaml's YAML-to-JSON conversion, which the operator runs on runtimeEnvYAML
+// (UnmarshalRuntimeEnvYAML in its validation, and again for the submitter's --runtime-env-json),
+// cannot take anywhere in the document: a mapping key that is null, a sequence or a mapping
+// (it keeps only string, number and bool keys), and a plain scalar that go-yaml reads as a
+// non-finite float (.nan, .inf: JSON cannot hold them). Returns what is wrong, or "" when it
+// converts. `budget` counts nodes visited, aliases expanded, so that aliases cannot blow up.
+std::string unconvertible(const YamlDoc& doc, YamlDoc::Index node, std::size_t& budget) {
+  if (budget == 0) {
+    return "too many values after expanding aliases";
+  }
+  --budget;
+  const std::string at = "line " + std::to_string(doc.line(node)) + ", column " +
+                         std::to_string(doc.column(node)) + ": ";
+  switch (doc.kind(node)) {
+    case YamlKind::kNull:
+      return {};
+    case YamlKind::kScalar:
+      if (doc.plain(node)) {
+        const ResolvedScalar r = resolve_plain_scalar(doc.scalar(node));
+        if (r.kind == ResolvedScalar::Kind::kFloat && !std::isfinite(r.float_value)) {
+          return at + "\"" + std::string(doc.scalar(node)) +
+                 "\" is not a finite number, which JSON cannot hold";
+        }
+      }
+      return {};
+    case YamlKind::kSequence:
+      for (YamlDoc::Index item = doc.first_child(node); item != YamlDoc::kNone;
+           item = doc.next(item)) {
+        if (std::string why = unconvertible(doc, item, budget); !why.empty()) {
+          return why;
+        }
+      }
+      return {};
+    case YamlKind::kMapping:
+      for (YamlDoc::Index key = doc.first_child(node); key != YamlDoc::kNone;
+           key = doc.next(doc.next(key))) {
+        const YamlKind k = doc.kind(key);
+        if (k != YamlKind::kScalar) {
+          return "line " + std::to_string(doc.line(key)) + ", column " +
+                 std::to_string(doc.column(key)) + ": a mapping key is " +
+                 (k == YamlKind::kNull ? "null" : "a sequence or a mapping") +
+                 ", which JSON cannot hold";
+        }
+        if (std::string why = unconvertible(doc, doc.next(key), budget); !why.empty()) {
+          return why;
+        }
+      }
+      return {};
+  }
+  return {};
+}
+
 }  // namespace
 
 policy::RuntimeEnv parse_runtime_env(std::string_view yaml_text) {
@@ -529,6 +586,13 @@ policy::RuntimeEnv parse_runtime_env(std::string_view yaml_text) {
     env.parse_error = root_kind == YamlKind::kSequence ? "a YAML sequence, not a mapping"
                       : root_kind == YamlKind::kNull   ? "YAML null, not a mapping"
                                                        : "a YAML scalar, not a mapping";
+    return env;
+  }
+  // The budget is far above the parse's own (10,000 nodes), for aliases that expand.
+  std::size_t budget = 1'000'000;
+  if (std::string why = unconvertible(doc, kRoot, budget); !why.empty()) {
+    env.parse = policy::RuntimeEnv::Parse::kInvalid;
+    env.parse_error = "cannot be converted to JSON: " + why;
     return env;
   }
   env.parse = policy::RuntimeEnv::Parse::kMapping;

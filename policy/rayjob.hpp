@@ -202,6 +202,9 @@ struct RayJobSpec {
   bool has_submitter_config = false;
   std::optional<std::int64_t> submitter_backoff_limit;  // submitterConfig.backoffLimit
   std::optional<FlatMap<std::string>> cluster_selector;
+  // spec.metadata is set and non-empty: the submitter passes it as --metadata-json, which the
+  // operator allows only with a rayClusterSpec.rayVersion of at least 2.6.0.
+  bool has_metadata = false;
   std::optional<RayClusterSpec> ray_cluster_spec;
   std::optional<std::string> managed_by;
   std::optional<std::string> deletion_policy;  // KubeRay 1.3-1.4

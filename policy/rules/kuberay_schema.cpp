@@ -63,6 +63,7 @@ enum class Op {
   kWorkerPriority,            // worker priority needs Ray 2.56.0 and autoscaler v2
   kGatedClusterOptions,       // networkPolicy, tlsOptions, historyServerOptions need gates
   kUpgradeStrategy,           // the RayJob's RayCluster may not set upgradeStrategy.type
+  kSubmitterBuild,            // the submitter the operator builds: a container, --metadata-json
   kAutoscalerStartCmdEnv,     // autoscalerOptions.env may not set KUBERAY_GEN_AUTOSCALER_START_CMD
   kGcsBackend,                // gcsFaultToleranceOptions.backend rocksdb: gate, no redis fields,
                               // claimName alone, no user RAY_gcs_storage* env or gcs-storage volume
@@ -76,7 +77,7 @@ struct OpSpan {
   int to;
 };
 
-constexpr std::array<OpSpan, 32> kOperatorChecks = {{
+constexpr std::array<OpSpan, 33> kOperatorChecks = {{
     {Op::kSuspendNeedsShutdown, 1, 7},
     {Op::kSuspendWithSelector, 1, 7},
     {Op::kClusterSpecOrSelector, 1, 7},
@@ -107,6 +108,12 @@ constexpr std::array<OpSpan, 32> kOperatorChecks = {{
     // ValidateRayClusterUpgradeOptions runs on the RayCluster the RayJob creates, which carries
     // the originated-from-RayJob label: the RayJob then waits in Initializing forever.
     {Op::kUpgradeStrategy, 6, 7},
+    // After validation, when the operator builds the submitter (K8sJobMode: the submitter Job,
+    // from submitterPodTemplate's first container; SidecarMode: the head's submitter
+    // container), common.BuildJobSubmitCommand turns spec.metadata into --metadata-json, only for
+    // a rayVersion of 2.6.0 or later. Proven from 1.6 by the conformance oracle, which runs that
+    // code; the 1.0-1.5 operators build it the same way, but their oracles do not run it.
+    {Op::kSubmitterBuild, 6, 7},
     {Op::kAutoscalerStartCmdEnv, 7, 7},
     {Op::kGcsBackend, 7, 7},
     {Op::kTlsManagedByOperator, 7, 7},
@@ -246,9 +253,14 @@ bool is_dns1035_label(std::string_view s) {
   return true;
 }
 
-// A "generic" version as k8s.io/apimachinery ParseGeneric reads it: optional "v", at least two
-// dot-separated numbers, then optionally anything not starting with a digit or dot.
+// A "generic" version as k8s.io/apimachinery ParseGeneric reads it (`^\\s*v?([0-9]+(\\.[0-9]+)*)(.*)`):
+// leading ASCII white space, an optional "v", at least two dot-separated numbers (the first not
+// zero-prefixed), then anything but a line break.
 std::optional<std::vector<long long>> parse_generic_version(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' ||
+                        s.front() == '\f' || s.front() == '\r')) {
+    s.remove_prefix(1);
+  }
   if (!s.empty() && s.front() == 'v') {
     s.remove_prefix(1);
   }
@@ -257,24 +269,108 @@ std::optional<std::vector<long long>> parse_generic_version(std::string_view s) 
   while (true) {
     const std::size_t start = i;
     long long n = 0;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i - start < 9) {
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i - start < 18) {
       n = n * 10 + (s[i] - '0');
       ++i;
     }
-    if (i == start) {
+    if (i == start || (parts.empty() && s[start] == '0' && i - start > 1)) {
       return std::nullopt;
     }
     parts.push_back(n);
-    if (i < s.size() && s[i] == '.') {
+    if (i + 1 < s.size() && s[i] == '.' && s[i + 1] >= '0' && s[i + 1] <= '9') {
       ++i;
       continue;
     }
     break;
   }
-  if (parts.size() < 2 || (i < s.size() && s[i] >= '0' && s[i] <= '9')) {
+  if (parts.size() < 2 || (i < s.size() && s[i] >= '0' && s[i] <= '9') ||
+      s.find('\n', i) != std::string_view::npos) {
     return std::nullopt;
   }
   return parts;
+}
+
+// Why Masterminds semver v3 (NewVersion, coercing) cannot read `s` as a version, or why it
+// fails common.GetMetadataJson's ">= 2.6.0" (a pre-release never satisfies a constraint without
+// one); "" when it passes. The form: v?MAJOR[.MINOR[.PATCH]][-PRE][+META], numbers that fit
+// 64 bits; PRE and META dot-separated non-empty [0-9A-Za-z-] parts, numeric PRE parts without a
+// leading zero.
+std::string metadata_version_problem(std::string_view s) {
+  const auto alnum = [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '-';
+  };
+  // Splits s[i..] at dots into parts of [0-9A-Za-z-] up to `stop` or the end.
+  const auto parts = [&](std::size_t& i, char stop, bool pre) {
+    bool ok = true;
+    while (true) {
+      const std::size_t start = i;
+      bool numeric = true;
+      while (i < s.size() && alnum(s[i])) {
+        numeric = numeric && s[i] >= '0' && s[i] <= '9';
+        ++i;
+      }
+      if (i == start || (pre && numeric && i - start > 1 && s[start] == '0')) {
+        ok = false;
+      }
+      if (i < s.size() && s[i] == '.') {
+        ++i;
+        continue;
+      }
+      break;
+    }
+    return ok && (i == s.size() || s[i] == stop);
+  };
+  std::size_t i = 0;
+  if (i < s.size() && s[i] == 'v') {
+    ++i;
+  }
+  std::array<unsigned long long, 3> num = {0, 0, 0};
+  for (std::size_t k = 0; k < 3; ++k) {
+    if (k > 0) {
+      if (i + 1 >= s.size() || s[i] != '.' || s[i + 1] < '0' || s[i + 1] > '9') {
+        break;
+      }
+      ++i;
+    }
+    const std::size_t start = i;
+    unsigned long long n = 0;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      const auto d = static_cast<unsigned long long>(s[i] - '0');
+      if (n > (~0ULL - d) / 10) {
+        return "its version number overflows";
+      }
+      n = n * 10 + d;
+      ++i;
+    }
+    if (i == start) {
+      return "is not a semantic version";
+    }
+    num[k] = n;
+  }
+  bool pre = false;
+  if (i < s.size() && s[i] == '-') {
+    ++i;
+    pre = true;
+    if (!parts(i, '+', true)) {
+      return "is not a semantic version";
+    }
+  }
+  if (i < s.size() && s[i] == '+') {
+    ++i;
+    if (!parts(i, '\0', false)) {
+      return "is not a semantic version";
+    }
+  }
+  if (i != s.size()) {
+    return "is not a semantic version";
+  }
+  if (pre) {
+    return "is a pre-release, which never satisfies >= 2.6.0";
+  }
+  if (num < std::array<unsigned long long, 3>{2, 6, 0}) {
+    return "is older than 2.6.0";
+  }
+  return {};
 }
 
 bool version_less(const std::vector<long long>& a, const std::vector<long long>& b) {
@@ -566,6 +662,18 @@ class Checker {
     add(std::move(field), std::string(wrong) + "; " + consequence + "; " + std::string(fix),
         std::move(edits));
   }
+  // For what passes validation and fails when the operator builds the submitter: the RayCluster
+  // is already up, and the reconcile fails and retries forever.
+  void fails_building_submitter(std::string field, std::string_view wrong, std::string_view fix,
+                                std::vector<Edit> edits = {}) {
+    add(std::move(field),
+        std::string(wrong) + "; the KubeRay " + ver_ +
+            " operator accepts this RayJob and creates its RayCluster, then cannot build the "
+            "submitter and retries forever, so the job never runs and the RayJob waits in "
+            "Initializing, holding quota; " +
+            std::string(fix),
+        std::move(edits));
+  }
   // For what the CRD schema (enum, required, CEL) refuses. The apiserver checks these before the
   // webhook, so they show up in `check` or when the installed CRD differs from the operator.
   void crd_rejects(std::string field, std::string_view wrong, std::string_view fix,
@@ -627,6 +735,7 @@ class Checker {
   void network_policy(const std::string& np);
   bool autoscaler_v2_chosen() const;
   void scalars();
+  void submitter();
   void crd_fields();
 
   const RayJob& job_;
@@ -649,6 +758,7 @@ void Checker::run() {
   submission_modes();
   cluster_spec();
   scalars();
+  submitter();
 }
 
 void Checker::metadata() {
@@ -1376,7 +1486,8 @@ void Checker::gated_options(const std::string& base) {
                            "KUBERAY_GEN_AUTOSCALER_START_CMD"));
     }
   }
-  if (runs(Op::kUpgradeStrategy) && rc_->upgrade_strategy_type) {
+  // In clusterSelector mode the operator creates no RayCluster, so nothing checks it.
+  if (runs(Op::kUpgradeStrategy) && rc_->upgrade_strategy_type && !selector_mode()) {
     rejects(base + ".upgradeStrategy.type",
             "a RayJob's RayCluster cannot set an upgrade strategy (the operator rejects the "
             "RayCluster it creates, and the RayJob waits in Initializing)",
@@ -1752,11 +1863,15 @@ void Checker::scalars() {
   const RuntimeEnv& env = spec_.runtime_env;
   if (runs(Op::kRuntimeEnvMapping) &&
       (env.parse == RuntimeEnv::Parse::kNotMapping || env.parse == RuntimeEnv::Parse::kInvalid)) {
-    const std::string why = env.parse == RuntimeEnv::Parse::kInvalid
+    // The decoder words what the operator's YAML-to-JSON conversion refuses as "cannot be
+    // converted to JSON: <where and why>".
+    const bool unconvertible = env.parse_error.rfind("cannot be converted to JSON", 0) == 0;
+    const std::string why = unconvertible ? "is YAML that " + env.parse_error
+                            : env.parse == RuntimeEnv::Parse::kInvalid
                                 ? "is not valid YAML"
                                 : "is valid YAML but not a mapping";
     rejects("spec.runtimeEnvYAML",
-            why + (env.parse_error.empty() ? "" : " (" + env.parse_error + ")"),
+            why + (env.parse_error.empty() || unconvertible ? "" : " (" + env.parse_error + ")"),
             "write runtimeEnvYAML as a YAML mapping, e.g. \"pip: [boto3>=1.34.41]\"");
   }
   if (runs(Op::kActiveDeadlinePositive) && spec_.active_deadline_seconds &&
@@ -1777,6 +1892,43 @@ void Checker::scalars() {
   if (runs(Op::kBackoffLimitNonNegative) && spec_.backoff_limit && *spec_.backoff_limit < 0) {
     rejects("spec.backoffLimit", std::to_string(*spec_.backoff_limit) + " is negative",
             "set backoffLimit to 0 or more", {Edit::set("spec.backoffLimit", 0LL)});
+  }
+}
+
+// What the operator's submitter needs (rayjob_controller.go getSubmitterTemplate and
+// constructRayClusterForRayJob, common.BuildJobSubmitCommand): in K8sJobMode a
+// submitterPodTemplate with a container (it configures containers[0]); in K8sJobMode and
+// SidecarMode, spec.metadata only with a rayClusterSpec whose rayVersion is 2.6.0 or later.
+// HTTPMode and InteractiveMode build no submitter.
+void Checker::submitter() {
+  if (!runs(Op::kSubmitterBuild)) {
+    return;
+  }
+  const std::string mode = spec_.submission_mode.value_or("K8sJobMode");
+  if (mode != "K8sJobMode" && mode != "SidecarMode") {
+    return;
+  }
+  if (mode == "K8sJobMode" && spec_.submitter_pod_template &&
+      spec_.submitter_pod_template->containers.empty()) {
+    fails_building_submitter(
+        "spec.submitterPodTemplate.spec.containers",
+        "is empty, and the operator builds the submitter Job from its first container",
+        "add the submitter container, or remove submitterPodTemplate for the default one");
+  }
+  if (!spec_.has_metadata || rc_ == nullptr) {
+    return;
+  }
+  const std::string field = "spec.rayClusterSpec.rayVersion";
+  const std::string fix =
+      "set rayVersion to the cluster's Ray version (2.6.0 or later), or remove spec.metadata";
+  if (!rc_->ray_version || rc_->ray_version->empty()) {
+    fails_building_submitter(field, "spec.metadata needs rayVersion 2.6.0 or later, which is not set",
+                             fix);
+  } else if (const std::string why = metadata_version_problem(*rc_->ray_version); !why.empty()) {
+    fails_building_submitter(field,
+                             quoted(*rc_->ray_version) + " " + why +
+                                 " (spec.metadata needs rayVersion 2.6.0 or later)",
+                             fix);
   }
 }
 

@@ -317,6 +317,60 @@ TEST(RuntimeEnv, Invalid) {
   EXPECT_NE(env.parse_error.find("line"), std::string::npos) << env.parse_error;
 }
 
+// What the operator's YAML-to-JSON conversion (sigs.k8s.io/yaml) refuses although the YAML is a
+// mapping, and what it takes: found by the KubeRay 1.6 conformance oracle (conformance.kuberay).
+TEST(RuntimeEnv, NotConvertibleToJson) {
+  struct Case {
+    std::string_view yaml;
+    Parse want;
+    std::string_view fragment;  // in parse_error, for kInvalid
+  };
+  const std::vector<Case> cases = {
+      {"~: a\n", Parse::kInvalid, "line 1, column 1: a mapping key is null"},
+      {"null: a\n", Parse::kInvalid, "a mapping key is null"},
+      {"env_vars:\n  ~: b\n", Parse::kInvalid, "line 2, column 3: a mapping key is null"},
+      {"? [a, b]\n: c\n", Parse::kInvalid, "a mapping key is a sequence or a mapping"},
+      {"? {a: 1}\n: c\n", Parse::kInvalid, "a mapping key is a sequence or a mapping"},
+      {"a: .nan\n", Parse::kInvalid, "\".nan\" is not a finite number"},
+      {"a: -.Inf\n", Parse::kInvalid, "not a finite number"},
+      {"a: [1, .NaN]\n", Parse::kInvalid, "not a finite number"},
+      {"b: &x .inf\na: [*x]\n", Parse::kInvalid, "not a finite number"},
+      {".nan: a\n", Parse::kMapping, ""},  // a float key becomes the string ".nan"
+      {"a: '.nan'\n", Parse::kMapping, ""},
+      {"\"\": 1\n", Parse::kMapping, ""},
+      {"a: 1e3\nyes: 1\n1.5: a\n", Parse::kMapping, ""},
+      {"a: 1\n---\nb: .nan\n", Parse::kMapping, ""},  // only the first document is read
+  };
+  for (const Case& c : cases) {
+    const policy::RuntimeEnv env = parse_runtime_env(c.yaml);
+    EXPECT_EQ(env.parse, c.want) << c.yaml;
+    EXPECT_NE(env.parse_error.find(c.fragment), std::string::npos) << c.yaml << ": " << env.parse_error;
+    if (c.want == Parse::kInvalid) {
+      EXPECT_EQ(env.parse_error.rfind("cannot be converted to JSON: ", 0), 0U) << env.parse_error;
+    }
+  }
+}
+
+TEST(DecodeRayJob, SpecMetadata) {
+  const std::vector<std::pair<std::string_view, bool>> cases = {
+      {R"({"spec":{"metadata":{"k":"v"}}})", true},
+      {R"({"spec":{"metadata":{}}})", false},
+      {R"({"spec":{}})", false},
+  };
+  for (const auto& [text, want] : cases) {
+    auto doc = json::parse(text);
+    ASSERT_TRUE(doc.ok());
+    Result<policy::RayJob> r = decode_rayjob(doc.value(), json::Path(""));
+    ASSERT_TRUE(r.ok()) << text;
+    EXPECT_EQ(r.value().spec.has_metadata, want) << text;
+  }
+  auto doc = json::parse(R"({"spec":{"metadata":{"k":1}}})");
+  ASSERT_TRUE(doc.ok());
+  Result<policy::RayJob> r = decode_rayjob(doc.value(), json::Path(""));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("spec.metadata.k"), std::string::npos) << r.error().message;
+}
+
 TEST(RuntimeEnv, InvalidYamlInAReviewIsDataNotADecodeError) {
   auto doc = json::parse(R"({"spec":{"runtimeEnvYAML":"pip: [unclosed"}})");
   ASSERT_TRUE(doc.ok());

@@ -3,14 +3,18 @@
 
 For each served KubeRay version (the oracles built by build-oracle.sh), every corpus, golden and
 tenant manifest plus the seeded variants of variants.py go through both
-  - the oracle (the operator's ValidateRayJobMetadata + ValidateRayJobSpec at that version), and
+  - the oracle (the operator's ValidateRayJobMetadata + ValidateRayJobSpec at that version; at
+    1.6 also the apiserver's pruning, defaults, schema and CEL rules of the RayJob CRD before, and
+    after it the RayCluster the operator creates and the submitter it builds), and
   - `rayjob-guard check` with every rule off except kuberay-schema, at that kuberay.version,
 with the feature gates of the same policy file. A RayJob agrees when "the operator rejects" equals
 "kuberay-schema denies". One exception is counted apart, never as agreement by default: a
 kuberay-schema denial that only says the version's API does not know a field, when the operator's
 own Go types at that version indeed do not have it (the apiserver prunes it; the oracle's strict
 decode names it), or that the version's CRD schema refuses (the apiserver refuses it before the
-operator sees it): those are counted as apiserver-only. Prints, per version and gate setting,
+operator sees it): those are counted as apiserver-only, and so is every object the 1.6 oracle's
+CRD refuses (crd-refused: no webhook and no operator sees it). Prints, per version and gate
+setting (the version's defaults; from 1.6 also every gate on),
   conformance: version=1.5 gates=default manifests=N agree=N disagree=0 apiserver-only=K
 and fails listing the first disagreements with both verdicts. Then every RayJob kuberay-schema
 denies gets one round of `check --fix`: one whose findings all had a literal fix must be accepted
@@ -88,6 +92,16 @@ def oracle_verdicts(oracle, policy, listfile):
     return out
 
 
+def oracle_gates(oracle):
+    """Every feature gate the operator's own code registers (the oracle's --print-gates)."""
+    p = run([oracle, "--print-gates"], "the oracle")
+    if p.returncode != 0:
+        sys.exit(f"conformance: the oracle failed ({p.returncode}): {p.stderr.strip()[:2000]}")
+    gates = [line.split("=")[0] for line in p.stdout.splitlines() if "=" in line]
+    # k8s.io/component-base registers its own gates (AllAlpha, AllBeta, logging): not KubeRay's.
+    return [g for g in gates if not g.startswith(("All", "Logging", "Contextual"))]
+
+
 def check_verdicts(binary, policy, files):
     out = {}
     for i in range(0, len(files), 4000):
@@ -106,7 +120,7 @@ def check_verdicts(binary, policy, files):
 
 
 def compare(version, gates_label, oracle, check, files, show):
-    agree, disagree, pruned, pruned_shown = 0, [], 0, []
+    agree, disagree, pruned, pruned_shown, crd_refused = 0, [], 0, [], 0
     for f in files:
         ov = oracle.get(f, [])
         cv = check.get(f, [])
@@ -115,6 +129,11 @@ def compare(version, gates_label, oracle, check, files, show):
             continue
         for o, c in zip(ov, cv):
             denials = [d for d in c["denials"] if d["rule"] == "kuberay-schema"]
+            if o["verdict"] == "crd-refused":
+                crd_refused += 1
+                pruned += 1
+                pruned_shown.append((f, o["name"], "crd-refused", o["message"][:160]))
+                continue
             check_denies = bool(denials)
             rejects = o["verdict"] != "accepted"
             if check_denies == rejects:
@@ -134,7 +153,8 @@ def compare(version, gates_label, oracle, check, files, show):
                              f"kuberay-schema {'denies: ' + cmsg if check_denies else 'allows'}"))
     n = agree + len(disagree) + pruned
     print(f"conformance: version={version} gates={gates_label} manifests={n} agree={agree} "
-          f"disagree={len(disagree)} apiserver-only={pruned}")
+          f"disagree={len(disagree)} apiserver-only={pruned} (crd-refused={crd_refused}, "
+          f"judged by the operator={n - crd_refused})")
     for f, name, field, unknown in pruned_shown[:3]:
         print(f"  apiserver-only e.g. {os.path.basename(f)} ({name}): {field} {unknown}".rstrip())
     for f, name, a, b in disagree[:show]:
@@ -224,6 +244,8 @@ def main():
             minor = int(version.split(".")[1])
             if 3 <= minor <= 5:
                 gate_sets.append(("RayJobDeletionPolicy=true", {"RayJobDeletionPolicy": True}))
+            if minor >= 6:
+                gate_sets.append(("all-on", {g: True for g in oracle_gates(oracle)}))
             for label, gates in gate_sets:
                 policy = os.path.join(tmp, f"policy-{version}-{len(gates)}.yaml")
                 with open(policy, "w") as f:

@@ -5,7 +5,10 @@ Starts from RayJobs the operator of the given version accepts and mutates them: 
 set to a valid value, unset, set out of range, and random combinations of two to four such
 mutations. Only fields that version's API knows are touched (a field the version does not know is
 pruned by the apiserver, which is not the operator's verdict), and only values the version's CRD
-schema admits are written (types, enums, minItems, CEL): what reaches the operator.
+schema admits are written (types, enums, minItems, CEL): what reaches the operator. The 1.6
+oracle runs the CRD itself, so a value crd_admits lets through wrongly shows up there as
+crd-refused. runtimeEnvYAML, rayVersion, spec.metadata and submitterPodTemplate get the values
+that reach the operator's YAML-to-JSON conversion, its two version parsers and its submitter.
 
     variants.py --version 1.5 --count 10000 --seed 15 --out DIR
 
@@ -115,22 +118,33 @@ def mutations(minor):
     add(S + ["backoffLimit"], -1, 0, 1, 2, DEL)
     modes = ["K8sJobMode", "HTTPMode", "InteractiveMode"] + (["SidecarMode"] if minor >= 5 else [])
     add(S + ["submissionMode"], *modes, DEL)
-    add(S + ["submitterPodTemplate"], {"spec": {"restartPolicy": "Never", "containers": [
-        {"name": "submit", "image": "rayproject/ray:2.46.0"}]}}, DEL)
+    submitter = {"name": "submit", "image": "rayproject/ray:2.46.0"}
+    add(S + ["submitterPodTemplate"], {"spec": {"restartPolicy": "Never", "containers": [submitter]}},
+        {"spec": {"restartPolicy": "Never", "containers": []}},
+        {"spec": {"restartPolicy": "OnFailure", "containers": [
+            dict(submitter, command=["ray", "job", "submit", "--", "python", "x.py"])]}},
+        {"spec": {"restartPolicy": "Never", "containers": [submitter, {"name": "log", "image": "busybox:1.36"}]}},
+        {"metadata": {"labels": {"a": "b"}}, "spec": {"restartPolicy": "Never", "containers": []}},
+        DEL)
     add(S + ["submitterConfig"], {"backoffLimit": 1}, {}, DEL)
     add(S + ["clusterSelector"], {"ray.io/cluster": "shared"}, {"ray.io/cluster": ""},
         {"other": "x"}, {}, {"ray.io/cluster": "c", "team": "a"}, DEL)
     add(S + ["rayClusterSpec"], DEL, cluster_spec())
     add(S + ["runtimeEnvYAML"], "pip: [requests]", "invalid_yaml_str", "- a\n- b", "a: [", "",
-        "42", "null", "{}", "env_vars:\n  A: b\n", "a: b\n  c: d", DEL)
+        "42", "null", "{}", "env_vars:\n  A: b\n", "a: b\n  c: d", DEL, *RUNTIME_ENVS)
     add(S + ["jobId"], "raysubmit_1", DEL)
-    add(S + ["metadata"], {"k": "v"}, DEL)
+    add(S + ["metadata"], {"k": "v"}, {"owner": "team-a", "run": "7"}, {}, DEL)
     add(S + ["entrypointNumCpus"], 1.5, DEL)
+    if minor >= 6:
+        add(S + ["preRunningDeadlineSeconds"], -1, 0, 1, 60, 3600, DEL)
+        add(RC + ["upgradeStrategy"], {"type": "Recreate"}, {"type": "None"}, {}, DEL)
     if minor in (3, 4):
         add(S + ["deletionPolicy"], "DeleteCluster", "DeleteWorkers", "DeleteSelf", "DeleteNone", DEL)
     if minor >= 5:
-        def rule(policy, status, ttl=None):
-            c = {"jobStatus": status}
+        def rule(policy, status, ttl=None, deployment=None):
+            c = {"jobStatus": status} if status else {}
+            if deployment:
+                c["jobDeploymentStatus"] = deployment
             if ttl is not None:
                 c["ttlSeconds"] = ttl
             return {"policy": policy, "condition": c}
@@ -155,9 +169,22 @@ def mutations(minor):
             {"deletionRules": [rule("DeleteNone", "FAILED", 30), rule("DeleteSelf", "FAILED", 10)]},
             {"deletionRules": [rule("DeleteSelf", "SUCCEEDED", 60), rule("DeleteSelf", "FAILED", 600)]},
             DEL)
+    if minor >= 6:
+        failed = "Failed"
+        add(S + ["deletionStrategy"],
+            {"deletionRules": [rule("DeleteSelf", None, 60, failed)]},
+            {"deletionRules": [rule("DeleteCluster", None, 0, failed), rule("DeleteSelf", None, 600, failed)]},
+            {"deletionRules": [rule("DeleteSelf", None, 10, failed), rule("DeleteCluster", None, 60, failed)]},
+            {"deletionRules": [rule("DeleteSelf", None, 10, failed), rule("DeleteSelf", None, 20, failed)]},
+            {"deletionRules": [rule("DeleteWorkers", None, 5, failed), rule("DeleteSelf", "SUCCEEDED", 60)]},
+            {"deletionRules": [rule("DeleteNone", None, 5, failed)]},
+            {"deletionRules": [rule("DeleteSelf", "SUCCEEDED", 60), rule("DeleteSelf", "FAILED", 600),
+                               rule("DeleteSelf", None, 600, failed)]},
+            {"deletionRules": [rule("DeleteSelf", "FAILED", 60, failed)]},
+            {"deletionRules": [rule("DeleteSelf", None, 60)]})
     add(RC + ["enableInTreeAutoscaling"], True, False, DEL)
     add(RC + ["autoscalerOptions"], {"version": "v2"}, {"version": "v1"}, {}, DEL)
-    add(RC + ["rayVersion"], "2.46.0", "", DEL)
+    add(RC + ["rayVersion"], "2.46.0", "", DEL, *RAY_VERSIONS)
     add(RC + ["gcsFaultToleranceOptions"], {"redisAddress": "redis:6379"},
         {"redisAddress": "redis:6379", "externalStorageNamespace": "ns1"}, DEL)
     add(RC + ["headServiceAnnotations"], {"a": "b"})
@@ -229,13 +256,41 @@ def apply(obj, path, value):
     return True
 
 
+# runtimeEnvYAML the operator's YAML-to-JSON conversion (sigs.k8s.io/yaml over go-yaml v2) takes
+# or refuses: null and non-scalar keys, values JSON cannot hold, YAML 1.1 scalars, aliases and
+# merges, tags, more than one document, whitespace.
+RUNTIME_ENVS = [
+    "~: a", "null: a", "env_vars:\n  ~: b", "? [a, b]\n: c", "? {a: 1}\n: c", "a: {? [x] : y}",
+    "a: .nan", "a: .inf", "a: -.inf", "a: [1, .NaN]", "env_vars:\n  A: .Inf", ".nan: a", ".inf: 1",
+    "a: 1e400", "a: 1e3", "a: 0x1F", "a: 0o17", "a: 017", "a: 1_000", "a: 12345678901234567890",
+    "a: 123456789012345678901234", "yes: 1", "on: [a]", "1: a", "1.5: a", "a: 2001-12-14",
+    "a: !!binary aGVsbG8=", "a: !!str 1", "a: !custom x", "a: !!float 1", "a: &x [1]\nb: *x",
+    "base: &b {x: 1}\nc:\n  <<: *b\n  y: 2", "a: 1\na: 2", "\"\": 1", "a:\n  - b: c",
+    "a: 1\n---\nb: .nan", "---\na: 1\n...\n", "# only a comment", "   ", "a:\tb", "a: 'x'\n",
+    "pip:\n  - requests==2.26.0\n  - ~\n", "pip: {packages: [a], pip_check: false}",
+    "working_dir: s3://bucket/x.zip\nenv_vars: {K: v}", "a: \"\\u0000\"", "a: |\n  x\n  y\n",
+]
+
+# rayVersion for the operator's two parsers: k8s.io ParseGeneric (authOptions) and Masterminds
+# semver with ">= 2.6.0" (spec.metadata, when it builds the submitter).
+RAY_VERSIONS = [
+    " 2.46.0", "\t2.52.0", "2.46.0 ", "v2.46.0", "V2.46.0", "2.5.0", "2.6.0", "2.6", "2", "2.5.99",
+    "2.46.0-rc1", "2.46.0+build.1", "2.46.0-rc.01", "2.46.0-", "02.46.0", "2.046.0", "2.46.0.1",
+    "latest", "nightly", "2.x", "99999999999999999999.0.0", "3.0.0", "2.52.0", "2.60.0",
+]
+
+
 def crd_admits(obj, minor):
-    """What the version's CRD schema refuses before the operator sees it (v1.0-v1.5 CEL)."""
+    """What the version's CRD schema refuses before the operator sees it (v1.0-v1.6 CEL)."""
     spec = obj.get("spec", {})
     if minor <= 2 and "entrypoint" not in spec:
         return False
     rc = spec.get("rayClusterSpec")
     if rc is not None:
+        # Required: headGroupSpec, its template and the template's containers (a mutation of a
+        # cluster field writes a partial rayClusterSpec where there was none).
+        if "containers" not in rc.get("headGroupSpec", {}).get("template", {}).get("spec", {}):
+            return False
         for g in rc.get("workerGroupSpecs", []):
             if "groupName" not in g:
                 return False
@@ -249,6 +304,15 @@ def crd_admits(obj, minor):
         for k in ("onSuccess", "onFailure"):
             if k in ds and "policy" not in ds[k]:
                 return False  # policy is required in the CRD
+        for r in ds.get("deletionRules", []):
+            c = r.get("condition", {})
+            # 1.5: jobStatus is required; 1.6: exactly one of jobStatus, jobDeploymentStatus.
+            if minor == 5 and "jobStatus" not in c:
+                return False
+            if minor >= 6 and ("jobStatus" in c) == ("jobDeploymentStatus" in c):
+                return False
+    if minor >= 6 and spec.get("preRunningDeadlineSeconds", 1) < 1:
+        return False  # minimum: 1
     return True
 
 

@@ -3,6 +3,11 @@
 // gates (pkg/features) at the version its go.mod pins (one module per served version under
 // test/conformance/oracle/<version>/), and runs on each RayJob exactly what the operator's
 // reconciler runs before it creates anything: ValidateRayJobMetadata, then ValidateRayJobSpec.
+// A version's module may add Go files (copied in next to this one) that set the two hooks below:
+// what the apiserver does to the object before the operator sees it (apiserverAdmits: the CRD's
+// pruning, defaults, schema and CEL rules) and what the operator does with a valid RayJob before
+// the job runs (operatorRuns: the RayCluster it creates and that cluster's validation, the
+// submitter it builds). v1.6.2 sets both; v1.4.0 and v1.5.0 set neither.
 //
 //	kuberay-oracle [--policy FILE] [--feature-gates A=true,B=false] [--list FILE] [FILE...]
 //
@@ -15,10 +20,14 @@
 //
 //	FILE  DOCUMENT  NAME  accepted            ""                    UNKNOWN
 //	FILE  DOCUMENT  NAME  rejected            <the operator's error>  UNKNOWN
+//	FILE  DOCUMENT  NAME  crd-refused         <the apiserver's error> UNKNOWN
 //	FILE  DOCUMENT  NAME  undecodable         <the decoder's error>   ""
 //
 // UNKNOWN is empty, or the first field the operator's Go types at this version do not have (a
-// strict decode's complaint): the apiserver prunes such a field, so the operator never sees it.
+// strict decode's complaint), or with apiserverAdmits the first field the CRD's schema prunes:
+// the apiserver prunes such a field, so the operator never sees it. crd-refused (only with
+// apiserverAdmits): the CRD's schema or CEL rules refuse the object, so neither a webhook nor the
+// operator ever sees it.
 // DOCUMENT counts from 1 over every document of the file. Exit status 0 when every file was read,
 // 2 on bad input (unreadable file, bad flag, YAML syntax error).
 package main
@@ -38,10 +47,24 @@ import (
 	rayv1 "github.com/ray-project/kuberay/ray-operator/apis/ray/v1"
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	_ "github.com/ray-project/kuberay/ray-operator/pkg/features" // registers the gates
+	utiljson "k8s.io/apimachinery/pkg/util/json"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/yaml"
+)
+
+// Version-specific steps, set by the init() of a version's own Go files (nil: not run).
+var (
+	// apiserverAdmits applies to a decoded RayJob what the apiserver does before storing it, in
+	// place, and returns the first field it pruned ("" when none), or the apiserver's refusal.
+	apiserverAdmits func(obj map[string]any) (pruned string, refusal error)
+	// operatorRuns does with a RayJob that passed validation what the operator does before the
+	// job runs, and returns where that fails.
+	operatorRuns func(job *rayv1.RayJob) error
+	// operatorGates returns the gates KubeRay itself registers, when the linked Kubernetes
+	// libraries register theirs in the same gate set (--print-gates then prints only KubeRay's).
+	operatorGates func() []string
 )
 
 func main() {
@@ -67,8 +90,12 @@ func main() {
 	}
 	if *showGates {
 		var names []string
-		for f := range utilfeature.DefaultMutableFeatureGate.GetAll() {
-			names = append(names, string(f))
+		if operatorGates != nil {
+			names = operatorGates()
+		} else {
+			for f := range utilfeature.DefaultMutableFeatureGate.GetAll() {
+				names = append(names, string(f))
+			}
 		}
 		sort.Strings(names)
 		for _, n := range names {
@@ -160,6 +187,27 @@ func judgeFile(out io.Writer, path string) error {
 		if head.Kind != "RayJob" || !strings.HasPrefix(head.APIVersion, "ray.io/") {
 			continue
 		}
+		unknown := ""
+		if apiserverAdmits != nil {
+			// As the apiserver decodes a custom resource: integers as int64, other numbers float64.
+			var obj map[string]any
+			if err := utiljson.Unmarshal(js, &obj); err != nil {
+				fmt.Fprintf(out, "%s\t%d\t%s\tundecodable\t%s\t\n", path, doc, nameOf(js), oneLine(err.Error()))
+				continue
+			}
+			pruned, refusal := apiserverAdmits(obj)
+			if refusal != nil {
+				fmt.Fprintf(out, "%s\t%d\t%s\tcrd-refused\t%s\t%s\n", path, doc, nameOf(js),
+					oneLine(refusal.Error()), pruned)
+				continue
+			}
+			unknown = pruned
+			if js, err = json.Marshal(obj); err != nil {
+				return fmt.Errorf("document %d: %v", doc, err)
+			}
+		} else {
+			unknown = unknownField(js)
+		}
 		var job rayv1.RayJob
 		if err := json.Unmarshal(js, &job); err != nil {
 			fmt.Fprintf(out, "%s\t%d\t%s\tundecodable\t%s\t\n", path, doc, nameOf(js), oneLine(err.Error()))
@@ -178,7 +226,7 @@ func judgeFile(out io.Writer, path string) error {
 		if err := validate(&job); err != nil {
 			verdict = "rejected\t" + oneLine(err.Error())
 		}
-		fmt.Fprintf(out, "%s\t%d\t%s\t%s\t%s\n", path, doc, job.Name, verdict, unknownField(js))
+		fmt.Fprintf(out, "%s\t%d\t%s\t%s\t%s\n", path, doc, job.Name, verdict, unknown)
 	}
 }
 
@@ -192,7 +240,13 @@ func validate(job *rayv1.RayJob) (err error) {
 	if err := utils.ValidateRayJobMetadata(job.ObjectMeta); err != nil {
 		return err
 	}
-	return utils.ValidateRayJobSpec(job)
+	if err := utils.ValidateRayJobSpec(job); err != nil {
+		return err
+	}
+	if operatorRuns != nil {
+		return operatorRuns(job)
+	}
+	return nil
 }
 
 // unknownField decodes strictly and returns the field the operator's types do not know, if any.

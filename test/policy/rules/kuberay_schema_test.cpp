@@ -1046,6 +1046,130 @@ TEST(KuberaySchema, Scalars) {
       });
 }
 
+// What passes the operator's validation and fails later (found by the 1.6 conformance oracle,
+// which runs the operator's code past validation): the RayCluster it creates, and the submitter.
+TEST(KuberaySchema, AfterValidation16) {
+  const std::string rv = "spec.rayClusterSpec.rayVersion";
+  const std::string later = "cannot build the submitter and retries forever";
+  const auto with_metadata = [](std::optional<std::string> version) {
+    return [version](RayJob& j, PolicyConfig&) {
+      j.spec.has_metadata = true;
+      rc(j).ray_version = version;
+    };
+  };
+  check_rows(
+      RuleId::kKuberaySchema,
+      {
+          {"upgradeStrategy is refused when the operator creates the RayCluster",
+           [](RayJob& j, PolicyConfig&) { rc(j).upgrade_strategy_type = "Recreate"; },
+           {{"spec.rayClusterSpec.upgradeStrategy.type", "cannot set an upgrade strategy"}}},
+          {"upgradeStrategy in clusterSelector mode: no RayCluster is created",
+           [](RayJob& j, PolicyConfig&) {
+             rc(j).upgrade_strategy_type = "Recreate";
+             selector(j, {{"ray.io/cluster", "shared"}});
+             j.spec.deletion_strategy.reset();
+             j.spec.backoff_limit.reset();
+           },
+           {}},
+          {"metadata with rayVersion 2.46.0", with_metadata("2.46.0"), {}},
+          {"metadata with rayVersion 2.6", with_metadata("2.6"), {}},
+          {"metadata with rayVersion v2.6.0+build.1", with_metadata("v2.6.0+build.1"), {}},
+          {"metadata with a zero-prefixed 02.46.0 (semver coerces it)", with_metadata("02.46.0"),
+           {}},
+          {"metadata with rayVersion 2.5.99", with_metadata("2.5.99"),
+           {{rv, "\"2.5.99\" is older than 2.6.0"}}},
+          {"metadata with rayVersion 2", with_metadata("2"), {{rv, "older than 2.6.0"}}},
+          {"metadata with a pre-release", with_metadata("2.46.0-rc1"),
+           {{rv, "is a pre-release, which never satisfies >= 2.6.0"}}},
+          {"metadata with a pre-release part zero-prefixed", with_metadata("2.46.0-rc.01"),
+           {{rv, "is not a semantic version"}}},
+          {"metadata with leading white space", with_metadata(" 2.46.0"),
+           {{rv, "\" 2.46.0\" is not a semantic version (spec.metadata needs"}}},
+          {"metadata with four numbers", with_metadata("2.46.0.1"), {{rv, "not a semantic version"}}},
+          {"metadata with latest", with_metadata("latest"), {{rv, later}}},
+          {"metadata with an overflowing number", with_metadata("99999999999999999999.0.0"),
+           {{rv, "overflows"}}},
+          {"metadata without rayVersion", with_metadata(std::nullopt),
+           {{rv, "needs rayVersion 2.6.0 or later, which is not set"}}},
+          {"metadata with an old rayVersion in SidecarMode",
+           [](RayJob& j, PolicyConfig&) {
+             j.spec.has_metadata = true;
+             rc(j).ray_version = "2.5.0";
+             j.spec.submission_mode = "SidecarMode";
+           },
+           {{rv, later}}},
+          {"metadata with an old rayVersion in HTTPMode: no submitter is built",
+           [](RayJob& j, PolicyConfig&) {
+             j.spec.has_metadata = true;
+             rc(j).ray_version = "2.5.0";
+             j.spec.submission_mode = "HTTPMode";
+           },
+           {}},
+          {"metadata with an old rayVersion on 1.5: not proven there, not refused",
+           [](RayJob& j, PolicyConfig& p) {
+             version(p, 5);
+             rules(j).pop_back();
+             j.spec.has_metadata = true;
+             rc(j).ray_version = "2.5.0";
+           },
+           {}},
+          {"a submitterPodTemplate without containers",
+           [](RayJob& j, PolicyConfig&) { j.spec.submitter_pod_template = PodTemplate{}; },
+           {{"spec.submitterPodTemplate.spec.containers", later}}},
+          {"a submitterPodTemplate with a container",
+           [](RayJob& j, PolicyConfig&) {
+             PodTemplate t;
+             t.containers.push_back(Container{"submit", "rayproject/ray:2.46.0", {}, {}});
+             j.spec.submitter_pod_template = t;
+           },
+           {}},
+          {"auth token with rayVersion after leading white space (ParseGeneric trims it)",
+           [](RayJob& j, PolicyConfig&) {
+             rc(j).auth_mode = "token";
+             rc(j).ray_version = " \t2.52.0";
+           },
+           {}},
+          {"auth token with rayVersion 02.52.0 (ParseGeneric refuses a zero-prefixed first number)",
+           [](RayJob& j, PolicyConfig&) {
+             rc(j).auth_mode = "token";
+             rc(j).ray_version = "02.52.0";
+           },
+           {{rv, "\"02.52.0\" is not a version"}}},
+          {"auth token with a line break after the version",
+           [](RayJob& j, PolicyConfig&) {
+             rc(j).auth_mode = "token";
+             rc(j).ray_version = "2.52.0\n";
+           },
+           {{rv, "is not a version"}}},
+      });
+}
+
+// KubeRay 1.7: SidecarSubmitterRestart reads submitterConfig.backoffLimit, but the operator's
+// validation still refuses SidecarMode with submitterConfig (validation.go at v1.7.0, with or
+// without the gate), so the RayJob ends in ValidationFailed.
+TEST(KuberaySchema, SidecarSubmitterConfig17) {
+  const auto sidecar_with_config = [](bool gate) {
+    return [gate](RayJob& j, PolicyConfig& p) {
+      version(p, 7);
+      if (gate) {
+        p.kuberay.feature_gates["SidecarSubmitterRestart"] = true;
+      }
+      j.spec.submission_mode = "SidecarMode";
+      j.spec.has_submitter_config = true;
+      j.spec.submitter_backoff_limit = 2;
+    };
+  };
+  check_rows(RuleId::kKuberaySchema,
+             {
+                 {"gate off", sidecar_with_config(false),
+                  {{"spec.submitterConfig", "not supported in SidecarMode"}}},
+                 {"SidecarSubmitterRestart on", sidecar_with_config(true),
+                  {{"spec.submitterConfig",
+                    "not supported in SidecarMode; the KubeRay 1.7 operator rejects this RayJob "
+                    "after admission and it stays in ValidationFailed"}}},
+             });
+}
+
 TEST(KuberaySchema, WarnAndOffActions) {
   check_actions(RuleId::kKuberaySchema, [](RayJob& j, PolicyConfig&) { j.spec.suspend = true; });
 }
