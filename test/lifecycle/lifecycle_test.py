@@ -60,9 +60,10 @@ TTL_FAILURE = 20
 PRESTART_DEADLINE = 25   # activeDeadlineSeconds of the pre-start failure (head held not-ready)
 PRE_RUNNING_DEADLINE = 20  # preRunningDeadlineSeconds of the other pre-start failure (1.6+)
 # InteractiveMode (1.6+): activeDeadlineSeconds passes while the RayJob waits for its jobId, with
-# no effect; preRunningDeadlineSeconds ends the wait.
-INTERACTIVE_ACTIVE_DEADLINE = 40
-INTERACTIVE_PRE_RUNNING_DEADLINE = 70
+# no effect; preRunningDeadlineSeconds ends the wait. The head must be up before the first
+# (measured on a loaded machine: Waiting 33 s after startTime, so 40 s was too tight a margin).
+INTERACTIVE_ACTIVE_DEADLINE = 60
+INTERACTIVE_PRE_RUNNING_DEADLINE = 90
 RUN_DEADLINE = 600       # activeDeadlineSeconds of the runs that should reach the Ray job
 REAP_INTERVAL = 2
 # Slack over a bound: garbage collection, the quota controller's resync, the operator's requeue.
