@@ -4,12 +4,24 @@
 // sets preRunningDeadlineSeconds within the policy maximum (KubeRay 1.6+) or is refused (1.3-1.5).
 // A value <= 0 is kuberay-schema's (the operator rejects it), so it is not reported twice.
 #include <string>
+#include <string_view>
 
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
 
 namespace {
+
+// The finding for `spec.<key>` at `value`, above the policy maximum `max` (`context` follows the
+// maximum in the message); its fix sets the maximum.
+Finding over_maximum(std::string_view key, long long value, long long max, std::string_view context) {
+  const std::string field = "spec." + std::string(key);
+  return Finding{RuleId::kActiveDeadline, Finding::Kind::kViolation, field,
+                 std::to_string(value) + " exceeds the policy maximum of " + std::to_string(max) +
+                     " seconds" + std::string(context) + "; set " + std::string(key) + " to " +
+                     std::to_string(max) + " or less",
+                 {Edit::set(field, max)}};
+}
 
 // InteractiveMode waits in Waiting, with its RayCluster up, until someone sets spec.jobId. The
 // operator checks activeDeadlineSeconds only in Initializing and Running, so that wait is bounded
@@ -47,12 +59,8 @@ void check_interactive(const RuleContext& ctx, Findings& out) {
                               std::to_string(max) + " seconds",
                           {Edit::set(field, max)}});
   } else if (*deadline > max) {
-    out.push_back(Finding{RuleId::kActiveDeadline, Finding::Kind::kViolation, field,
-                          std::to_string(*deadline) + " exceeds the policy maximum of " +
-                              std::to_string(max) + " seconds for the wait of an InteractiveMode "
-                              "RayJob; set preRunningDeadlineSeconds to " +
-                              std::to_string(max) + " or less",
-                          {Edit::set(field, max)}});
+    out.push_back(over_maximum("preRunningDeadlineSeconds", *deadline, max,
+                               " for the wait of an InteractiveMode RayJob"));
   }
 }
 
@@ -81,11 +89,7 @@ void check_active_deadline(const RuleContext& ctx, Findings& out) {
                               std::to_string(max) + " seconds",
                           {Edit::set(field, max)}});
   } else if (*deadline > max) {
-    out.push_back(Finding{RuleId::kActiveDeadline, Finding::Kind::kViolation, field,
-                          std::to_string(*deadline) + " exceeds the policy maximum of " +
-                              std::to_string(max) + " seconds; set activeDeadlineSeconds to " +
-                              std::to_string(max) + " or less",
-                          {Edit::set(field, max)}});
+    out.push_back(over_maximum("activeDeadlineSeconds", *deadline, max, ""));
   }
   check_interactive(ctx, out);
 }
