@@ -189,7 +189,8 @@ Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfi
   RJG_RETURN_IF_ERROR(
       only_keys(l, path,
                 {"mode", "maxSucceededTTLSeconds", "minFailedTTLSeconds", "maxFailedTTLSeconds",
-                 "maxActiveDeadlineSeconds", "maxBackoffLimit", "allowClusterSelector"}));
+                 "maxActiveDeadlineSeconds", "maxPreRunningDeadlineSeconds", "maxBackoffLimit",
+                 "allowClusterSelector"}));
   std::optional<std::string> mode;
   RJG_RETURN_IF_ERROR(json::read_string(l, "mode", path, mode));
   if (mode) {
@@ -213,6 +214,8 @@ Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfi
   RJG_RETURN_IF_ERROR(read_seconds(l, "maxFailedTTLSeconds", path, out.max_failed_ttl_seconds, 0));
   RJG_RETURN_IF_ERROR(
       read_seconds(l, "maxActiveDeadlineSeconds", path, out.max_active_deadline_seconds, 1));
+  RJG_RETURN_IF_ERROR(read_seconds(l, "maxPreRunningDeadlineSeconds", path,
+                                   out.max_pre_running_deadline_seconds, 1));
   RJG_RETURN_IF_ERROR(read_seconds(l, "maxBackoffLimit", path, out.max_backoff_limit, 0));
   RJG_RETURN_IF_ERROR(json::read_bool(l, "allowClusterSelector", path, out.allow_cluster_selector));
   if (out.min_failed_ttl_seconds <= out.max_succeeded_ttl_seconds) {
@@ -543,6 +546,11 @@ std::string canonical_form(const policy::PolicyConfig& c) {
     << l.min_failed_ttl_seconds << ' ' << l.max_failed_ttl_seconds << ' '
     << l.max_active_deadline_seconds << ' ' << l.max_backoff_limit << ' '
     << l.allow_cluster_selector << '\n';
+  // Written only when it differs from its default, so every policy that leaves it there keeps the
+  // hash it had before the key existed (stored audit events still name the same policy).
+  if (l.max_pre_running_deadline_seconds != policy::LifecycleConfig{}.max_pre_running_deadline_seconds) {
+    o << "lifecycle.maxPreRunningDeadlineSeconds=" << l.max_pre_running_deadline_seconds << '\n';
+  }
   list("images.allow", c.images.allow);
   list("images.stock.patterns", c.images.stock_patterns);
   o << "images.stock.min=";

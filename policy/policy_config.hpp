@@ -49,6 +49,9 @@ struct LifecycleConfig {
   long long min_failed_ttl_seconds = 3600;             // a failed RayJob stays at least this long...
   long long max_failed_ttl_seconds = 86400;            // ...and at most this long
   long long max_active_deadline_seconds = 86400;       // activeDeadlineSeconds must be set and <= this
+  // An InteractiveMode RayJob (KubeRay 1.6+) sets preRunningDeadlineSeconds, at most this: its
+  // wait in Waiting for spec.jobId, with the RayCluster up, is bounded by nothing else.
+  long long max_pre_running_deadline_seconds = 3600;
   long long max_backoff_limit = 2;                     // spec.backoffLimit <= this
   bool allow_cluster_selector = false;                 // clusterSelector mode refused unless true
 };

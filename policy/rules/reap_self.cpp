@@ -52,9 +52,17 @@ void require_shutdown(const RayJobSpec& spec, std::string_view why, Findings& ou
 }
 
 // One deletion rule in flow-style YAML, ready to paste into the deletionRules list.
-std::string rule_yaml(std::string_view condition_key, std::string_view value, long long ttl) {
-  return "{policy: DeleteSelf, condition: {" + std::string(condition_key) + ": " +
+std::string rule_yaml(std::string_view policy, std::string_view condition_key,
+                      std::string_view value, long long ttl) {
+  return "{policy: " + std::string(policy) + ", condition: {" + std::string(condition_key) + ": " +
          std::string(value) + ", ttlSeconds: " + std::to_string(ttl) + "}}";
+}
+
+// Whether the operator can suspend the RayJob's worker groups (DeleteWorkers): it has some, and
+// the operator refuses DeleteWorkers with in-tree autoscaling.
+bool workers_deletable(const RayJobSpec& spec) {
+  return spec.ray_cluster_spec && !spec.ray_cluster_spec->worker_groups.empty() &&
+         !spec.ray_cluster_spec->enable_in_tree_autoscaling.value_or(false);
 }
 
 // Whether kuberay-schema's fix turns this rule's policy into DeleteSelf (missing or unknown, or
@@ -98,6 +106,7 @@ void check_deletion_rules(const RuleContext& ctx, Findings& out) {
     bool deployment;
     long long ttl;
     std::string_view when;
+    std::string_view policy = "DeleteSelf";
   };
   std::vector<Needed> needed = {
       {"jobStatus", "SUCCEEDED", false, lc.max_succeeded_ttl_seconds, "after the job succeeds"},
@@ -108,21 +117,29 @@ void check_deletion_rules(const RuleContext& ctx, Findings& out) {
                       "when the deployment fails before the job starts (submission failure, "
                       "deadline exceeded)"});
   }
+  // The remedy also frees the workers the moment a run fails (1.6 acts on one outcome in steps):
+  // the logs window then holds only the head, not the workers' GPUs, while the diagnostics are
+  // already in the tenant's bucket. A RayJob without it is not refused: DeleteSelf still returns
+  // all of its quota within the failure TTL bound.
+  const bool suggest_workers = deployment_rule && workers_deletable(spec);
 
   // The literal edits of one rule at `index` of the list.
   const auto rule_edits = [](std::size_t index, const Needed& n, std::vector<Edit>& fix) {
     const std::string at = "spec.deletionStrategy.deletionRules[" + std::to_string(index) + "]";
-    fix.push_back(Edit::set(at + ".policy", std::string("DeleteSelf")));
+    fix.push_back(Edit::set(at + ".policy", std::string(n.policy)));
     fix.push_back(Edit::set(at + ".condition." + std::string(n.key), std::string(n.value)));
     fix.push_back(Edit::set(at + ".condition.ttlSeconds", n.ttl));
   };
 
   const DeletionStrategy* ds = spec.deletion_strategy ? &*spec.deletion_strategy : nullptr;
   if (ds == nullptr || !ds->deletion_rules || ds->deletion_rules->empty()) {
+    if (suggest_workers) {
+      needed.push_back({"jobDeploymentStatus", "Failed", true, 0, "", "DeleteWorkers"});
+    }
     std::string all;
     for (const Needed& n : needed) {
       all += all.empty() ? "" : ", ";
-      all += rule_yaml(n.key, n.value, n.ttl);
+      all += rule_yaml(n.policy, n.key, n.value, n.ttl);
     }
     std::string wrong = "no deletionRules, so nothing deletes the RayJob when it ends";
     std::string field = "spec.deletionStrategy.deletionRules";
@@ -176,7 +193,7 @@ void check_deletion_rules(const RuleContext& ctx, Findings& out) {
     add(out, "spec.deletionStrategy.deletionRules",
         "no DeleteSelf rule for " + std::string(n.key) + " " + std::string(n.value) +
             ", so the RayJob is never deleted " + std::string(n.when) + " and holds quota; add " +
-            rule_yaml(n.key, n.value, n.ttl),
+            rule_yaml(n.policy, n.key, n.value, n.ttl),
         std::move(fix));
   }
 }

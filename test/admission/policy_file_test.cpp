@@ -29,6 +29,7 @@ TEST(PolicyFile, DefaultDecodesToTheDocumentedValues) {
   EXPECT_EQ(c.lifecycle.min_failed_ttl_seconds, 3600);
   EXPECT_EQ(c.lifecycle.max_failed_ttl_seconds, 86400);
   EXPECT_EQ(c.lifecycle.max_active_deadline_seconds, 86400);
+  EXPECT_EQ(c.lifecycle.max_pre_running_deadline_seconds, 3600);
   EXPECT_EQ(c.lifecycle.max_backoff_limit, 2);
   EXPECT_FALSE(c.lifecycle.allow_cluster_selector);
   EXPECT_EQ(c.images.allow, std::vector<std::string>{"*.dkr.ecr.*.amazonaws.com/ray-tenant:*"});
@@ -85,6 +86,10 @@ INSTANTIATE_TEST_SUITE_P(
             ErrorCode::kInvalidArgument, "lifecycle.maxFailedTTLSeconds: must be at least"},
         Bad{"lifecycle: {maxActiveDeadlineSeconds: 0}\n", ErrorCode::kInvalidArgument,
             "lifecycle.maxActiveDeadlineSeconds: must be between 1"},
+        Bad{"lifecycle: {maxPreRunningDeadlineSeconds: 0}\n", ErrorCode::kInvalidArgument,
+            "lifecycle.maxPreRunningDeadlineSeconds: must be between 1"},
+        Bad{"lifecycle: {maxPreRunningDeadlineSeconds: \"1h\"}\n", ErrorCode::kInvalidArgument,
+            "lifecycle.maxPreRunningDeadlineSeconds"},
         Bad{"quota: {default: {requests.cpu: lots}}\n", ErrorCode::kInvalidArgument,
             "quota.default.requests.cpu: \"lots\" is not a Kubernetes quantity"},
         Bad{"quota: {default: {count/jobs.batch: \"5\"}}\n", ErrorCode::kInvalidArgument,
@@ -269,6 +274,19 @@ TEST(PolicyFile, HashIgnoresCommentsOrderAndSpelling) {
                                          "rules: {image-pinned: warn}\n");
   ASSERT_TRUE(c.ok());
   EXPECT_NE(a.value().hash, c.value().hash);
+}
+
+TEST(PolicyFile, HashNamesMaxPreRunningDeadlineOnlyWhenItDiffersFromItsDefault) {
+  // A policy written before the key existed keeps its hash; setting it to another value changes it.
+  Result<LoadedPolicy> before = decode_policy(std::string(kHeader) + "lifecycle: {maxBackoffLimit: 1}\n");
+  Result<LoadedPolicy> same = decode_policy(
+      std::string(kHeader) + "lifecycle: {maxBackoffLimit: 1, maxPreRunningDeadlineSeconds: 3600}\n");
+  Result<LoadedPolicy> other = decode_policy(
+      std::string(kHeader) + "lifecycle: {maxBackoffLimit: 1, maxPreRunningDeadlineSeconds: 1800}\n");
+  ASSERT_TRUE(before.ok() && same.ok() && other.ok());
+  EXPECT_EQ(before.value().hash, same.value().hash);
+  EXPECT_NE(before.value().hash, other.value().hash);
+  EXPECT_EQ(other.value().config.lifecycle.max_pre_running_deadline_seconds, 1800);
 }
 
 TEST(PolicyFile, HashOfDefaultIsStable) {

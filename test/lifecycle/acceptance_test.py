@@ -3,9 +3,11 @@
 
 usage: run.sh acceptance --binary PATH/rayjob-guard [--keep]
 
-On the real ray-operator v1.5.0 with the policy's lifecycle mode `reaper` (the 1.5 remedy of the
-lifecycle suite's case 3), one tenant-a RayJob whose entrypoint is the diagnostics runner
-(images/ray/runner.py) wrapping a failing training program (test/identity/jobs/train.py):
+On the real ray-operator v1.6.2 under the configuration a new user runs: the built-in default
+policy (`rayjob-guard policy default`, lifecycle mode deletionRules) with only its time bounds
+(seconds) and the namespaces' quota changed, and the RayJob's deletion setup written by `rayjob-guard
+check --fix`. One tenant-a RayJob whose entrypoint is the diagnostics runner (images/ray/runner.py)
+wrapping a failing training program (test/identity/jobs/train.py):
 
   2. Pod Identity: the pod runner runs the RayJob's Ray head and its submitter inside the EKS Pod
      Identity network namespace of test/identity/podid.py (runner.py --netns-pods), with tenant-a's
@@ -14,9 +16,10 @@ lifecycle suite's case 3), one tenant-a RayJob whose entrypoint is the diagnosti
      must have answered tenant-a's ray-head token (its log). The operator reaches the head at its
      service name through the hosts file as in the other cases, and a reverse relay on the host's
      127.0.0.X:8265 into the namespace.
-  1. Quota back to zero: the run fails, the operator deletes the RayCluster (TTL 5 s), the reaper
-     deletes the RayJob (ttl-after-failure 20 s) and the garbage collector the submitter Job and
-     its pods, with no manual deletion. Quota usage is printed at each step and must return to 0.
+  1. Quota back to zero: the run fails, the operator's DeleteSelf rule for jobStatus FAILED
+     (ttlSeconds minFailedTTLSeconds, 20 s) deletes the RayJob and the garbage collector its
+     RayCluster, submitter Job and pods, with no manual deletion. Quota usage is printed at each
+     step and must return to 0.
   3. A readable traceback after the pods are gone: once nothing of the RayJob is stored and no
      process is left in the pods' namespace, a new "pod" with tenant-a's identity reads
      traceback.txt and exit.json back from tenant-a's bucket; tenant-b's identity is refused them.
@@ -43,7 +46,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(1, IDENTITY)
 import lifecycle_test as lc  # noqa: E402
 import podid  # noqa: E402
-from lifecycle_test import Fail, Proc, parse_time, say, wait_for  # noqa: E402
+from lifecycle_test import Fail, parse_time, say, wait_for  # noqa: E402
 
 A, B = "tenant-a", "tenant-b"
 NAME = "accept-fail"
@@ -51,6 +54,7 @@ RUNNER = os.path.join(REPO, "images", "ray", "runner.py")
 TRAIN = os.path.join(IDENTITY, "jobs", "train.py")
 READER = os.path.join(IDENTITY, "jobs", "s3_read.py")
 PREFIX = f"rayjobs/{NAME}/"
+OPERATOR = "v1.6.2"
 
 
 def tenant_venv():
@@ -71,9 +75,10 @@ def read_as(env, tenant, python, key):
     return False, (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[-1]
 
 
-def acceptance_rayjob(s, env):
+def acceptance_rayjob(s, env, policy):
+    """The tenant's RayJob with no deletion setup, then as `check --fix` completes it."""
     results = f"s3://{env.bucket(A)}/{PREFIX}"
-    rj = s.rayjob(A, NAME, "reaper", "appfail", "v1.5.0")
+    rj = s.rayjob(A, NAME, "bare", "appfail", OPERATOR)
     spec = rj["spec"]
     spec["entrypoint"] = (f"python {RUNNER} --results {results} --endpoint-url {podid.S3_ENDPOINT} -- "
                           f"python {TRAIN} --results {results} --endpoint-url {podid.S3_ENDPOINT}")
@@ -81,6 +86,9 @@ def acceptance_rayjob(s, env):
     # The pods' identity: tenant-a's ray-head service account (the Pod Identity association's).
     spec["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]["serviceAccountName"] = podid.POD_SA
     spec["submitterPodTemplate"]["spec"]["serviceAccountName"] = podid.POD_SA
+    rj = lc.fixed(s, policy, rj)
+    say(f"{NAME}: check --fix wrote deletionRules "
+        f"{json.dumps(rj['spec']['deletionStrategy']['deletionRules'])}")
     return rj
 
 
@@ -132,23 +140,20 @@ def main():
 
     try:
         t = time.monotonic()
-        s.up(["v1.5.0"], before_runner=before_runner)
+        s.up([OPERATOR], before_runner=before_runner)
         env = holder["env"]
-        s.start_operator("v1.5.0")
+        s.start_operator(OPERATOR)
         for ns in (A, B):
             s.namespace(ns)
-        pol = s.policy("accept", "1.5", "reaper", True, [A, B])
+        pol = lc.default_policy(s, "accept", [A, B])
         s.webhook("up", pol)
         s.register()
-        s.procs["reaper"] = Proc("rayjob-guard reap", [
-            args.binary, "reap", "--policy", pol, "--namespace", A, "--interval", str(lc.REAP_INTERVAL),
-            "--kubeconfig", s.kubeconfig], os.path.join(s.logs, f"reap-{A}.log"))
-        timings["setup (control plane, kwok, runner, operator, webhook, reaper)"] = time.monotonic() - t
+        timings["setup (control plane, kwok, runner, operator, webhook)"] = time.monotonic() - t
 
         say(f"=== acceptance: {A} RayJob {NAME}, entrypoint the diagnostics runner wrapping a failing program")
         s.usage(A, label="before")
         t_create = time.time()
-        s.create(acceptance_rayjob(s, env))
+        s.create(acceptance_rayjob(s, env, pol))
         s.usage(A, label="RayJob created")
 
         def head_running():
@@ -206,8 +211,8 @@ def main():
                 s.usage(A, label="  ")
                 last[0] = left
             return not left
-        wait_for(f"RayJob {NAME} with its RayCluster, submitter Job and pods to be gone (reaper, "
-                 f"ttl-after-failure {lc.TTL_FAILURE} s, bound {bound} s after endTime)",
+        wait_for(f"RayJob {NAME} with its RayCluster, submitter Job and pods to be gone (DeleteSelf "
+                 f"rule, ttlSeconds {lc.MIN_FAILED_TTL}, bound {bound} s after endTime)",
                  max(end + bound - time.time(), 5), gone, 1, state=lambda: s.owned_left(A, NAME))
         after_end = time.time() - end
         timings["endTime -> everything deleted"] = after_end

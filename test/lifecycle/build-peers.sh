@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-peers.sh: the lifecycle suite's peers, built or installed once and cached.
-#   build-peers.sh operator VERSION   go install the KubeRay operator VERSION (v1.5.0 | v1.4.0)
+#   build-peers.sh operator VERSION   go install the KubeRay operator VERSION (v1.6.2 | v1.5.0 | v1.4.0)
 #   build-peers.sh kwok               go install kwok at KWOK_VERSION
 #   build-peers.sh ray                the Ray venv (ray[default] + the stock images' boto pins)
 # Each prints the directory holding the result on its last stdout line (the bin directory for the
@@ -44,8 +44,9 @@ go_install() {
 case "${1:-}" in
   operator)
     v=${2:-}
-    [[ -n $v && ($v == "$KUBERAY_OPERATOR_V15" || $v == "$KUBERAY_OPERATOR_V14") ]] ||
-      die "operator version '$v' is not pinned (KUBERAY_OPERATOR_V15=$KUBERAY_OPERATOR_V15, KUBERAY_OPERATOR_V14=$KUBERAY_OPERATOR_V14)"
+    [[ -n $v && ($v == "$KUBERAY_OPERATOR_V16" || $v == "$KUBERAY_OPERATOR_V15" ||
+      $v == "$KUBERAY_OPERATOR_V14") ]] ||
+      die "operator version '$v' is not pinned (KUBERAY_OPERATOR_V16=$KUBERAY_OPERATOR_V16, KUBERAY_OPERATOR_V15=$KUBERAY_OPERATOR_V15, KUBERAY_OPERATOR_V14=$KUBERAY_OPERATOR_V14)"
     go_install "github.com/ray-project/kuberay/ray-operator@$v" ray-operator "$cache/kuberay/$v/bin"
     ;;
   kwok)

@@ -3,6 +3,13 @@
 kind of run, with no manual deletion, or the suite says which run leaked.
 
 usage: lifecycle_test.py GROUP --binary PATH/rayjob-guard [--keep] [--table FILE]
+  GROUP v16: ray-operator v1.6.2 under the built-in default policy (only its time bounds and the
+             namespaces' quota changed, checked), the RayJobs' deletion setup from `check --fix`:
+             succeeded, app failure (its worker freed at failure, its head kept for the logs
+             window), pre-start failures by activeDeadlineSeconds and by
+             preRunningDeadlineSeconds, a submission failure, and an InteractiveMode RayJob waiting
+             for a jobId (activeDeadlineSeconds passes with no effect; preRunningDeadlineSeconds
+             ends it); each back to zero with no manual deletion, within its bound
   GROUP v15: case 1 (the seed's trap, webhook unregistered), case 2 deletionRules on 1.5 (the
              pre-start hole: measured as a leak), case 3 (policy validate refuses deletionRules on
              1.5; reaper and operatorDeletesRayJob on 1.5 bring the same three runs to zero)
@@ -51,6 +58,12 @@ MAX_FAILED_TTL = 40
 TTL_SUCCESS = 5          # the RayJobs' own TTLs, within those bounds
 TTL_FAILURE = 20
 PRESTART_DEADLINE = 25   # activeDeadlineSeconds of the pre-start failure (head held not-ready)
+PRE_RUNNING_DEADLINE = 20  # preRunningDeadlineSeconds of the other pre-start failure (1.6+)
+# InteractiveMode (1.6+): activeDeadlineSeconds passes while the RayJob waits for its jobId, with
+# no effect; preRunningDeadlineSeconds ends the wait. The head must be up before the first
+# (measured on a loaded machine: Waiting 33 s after startTime, so 40 s was too tight a margin).
+INTERACTIVE_ACTIVE_DEADLINE = 60
+INTERACTIVE_PRE_RUNNING_DEADLINE = 90
 RUN_DEADLINE = 600       # activeDeadlineSeconds of the runs that should reach the Ray job
 REAP_INTERVAL = 2
 # Slack over a bound: garbage collection, the quota controller's resync, the operator's requeue.
@@ -336,13 +349,22 @@ class Suite:
         return all(u.get(k) in ("0",) for k in ("count/rayjobs.ray.io", "count/jobs.batch", "pods")) \
             and u.get("requests.cpu") in ("0", "0m") and u.get("requests.memory") in ("0",)
 
-    def rayjob(self, ns, name, mode, outcome, version):
+    def rayjob(self, ns, name, mode, outcome, version, workers=0):
+        """A RayJob of `outcome` (succeeded, appfail, prestart: activeDeadlineSeconds passes with
+        the head held not-ready; prerunning: preRunningDeadlineSeconds does; submitfail: `ray job
+        submit` fails, its working_dir does not exist; interactive: InteractiveMode, waiting for a
+        jobId no one sets) with the deletion setup of lifecycle `mode` (bare: none at all, for
+        `check --fix` to add) and `workers` worker pods (1 CPU / 1Gi each)."""
         entry = {
             "succeeded": "python -c \"print('lifecycle run ok')\"",
             "appfail": "python -c \"raise RuntimeError('lifecycle app failure')\"",
             "prestart": "python -c \"print('never runs')\"",
+            "prerunning": "python -c \"print('never runs')\"",
+            "submitfail": "python -c \"print('never submitted')\"",
+            "interactive": "python -c \"print('no one sets the jobId')\"",
         }[outcome]
-        head_meta = {"annotations": {ANN + "hold": "not-ready"}} if outcome == "prestart" else {}
+        held = outcome in ("prestart", "prerunning")
+        head_meta = {"annotations": {ANN + "hold": "not-ready"}} if held else {}
         spec = {
             "entrypoint": entry,
             "submissionMode": "K8sJobMode",
@@ -361,8 +383,30 @@ class Suite:
                         "resources": {"requests": {"cpu": "1", "memory": "2Gi"},
                                       "limits": {"cpu": "1", "memory": "2Gi"}}}]}}}},
         }
+        if outcome == "prerunning":
+            spec["preRunningDeadlineSeconds"] = PRE_RUNNING_DEADLINE
+        elif outcome == "submitfail":
+            # The submitter's own `ray job submit` refuses a working_dir that does not exist, before
+            # any Ray job exists; with no retry its Job fails: reason SubmissionFailed.
+            spec["runtimeEnvYAML"] = "working_dir: /nonexistent/rjg-lifecycle-working-dir\n"
+            spec["submitterConfig"] = {"backoffLimit": 0}
+        elif outcome == "interactive":
+            spec["submissionMode"] = "InteractiveMode"
+            spec.pop("submitterPodTemplate")
+            spec["activeDeadlineSeconds"] = INTERACTIVE_ACTIVE_DEADLINE
+            spec["preRunningDeadlineSeconds"] = INTERACTIVE_PRE_RUNNING_DEADLINE
+        if workers:
+            spec["rayClusterSpec"]["workerGroupSpecs"] = [{
+                "groupName": "workers", "replicas": workers, "minReplicas": workers,
+                "maxReplicas": workers, "rayStartParams": {},
+                "template": {"spec": {"containers": [{
+                    "name": "ray-worker", "image": IMAGE,
+                    "resources": {"requests": {"cpu": "1", "memory": "1Gi"},
+                                  "limits": {"cpu": "1", "memory": "1Gi"}}}]}}}]
         meta = {"name": name, "namespace": ns}
-        if mode == "sample":
+        if mode == "bare":
+            pass
+        elif mode == "sample":
             spec.update(shutdownAfterJobFinishes=True, ttlSecondsAfterFinished=10)
         elif mode == "deletionRules":
             spec["shutdownAfterJobFinishes"] = False
@@ -827,9 +871,233 @@ def group_v14(s):
     say(f"{name} gone {time.time() - t:.1f} s after the operator was started again")
 
 
+# --- v1.6.2 under the built-in default policy -----------------------------------------------------
+
+# The only keys of `rayjob-guard policy default` the v16 group changes: time bounds in seconds
+# instead of hours, and the namespaces' quota.
+V16_TIME_BOUNDS = {"maxSucceededTTLSeconds": MAX_SUCCEEDED_TTL, "minFailedTTLSeconds": MIN_FAILED_TTL,
+                   "maxFailedTTLSeconds": MAX_FAILED_TTL}
+
+
+def flatten(obj, prefix=""):
+    """{dotted key path: leaf value} of a YAML document (lists are leaves)."""
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            out.update(flatten(v, f"{prefix}{k}."))
+        return out
+    return {prefix[:-1]: obj}
+
+
+def default_policy(s, name, namespaces):
+    """`rayjob-guard policy default` with only the time bounds and the namespaces' quota changed;
+    fails unless the difference is exactly those keys. Returns the file's path."""
+    base = yaml.safe_load(run([s.args.binary, "policy", "default"]).stdout)
+    p = copy.deepcopy(base)
+    p["lifecycle"].update(V16_TIME_BOUNDS)
+    p["quota"]["namespaces"] = {
+        ns: {"requests.cpu": "8", "requests.memory": "16Gi", "limits.cpu": "8",
+             "limits.memory": "16Gi", "pods": "10"} for ns in namespaces}
+    a, b = flatten(base), flatten(p)
+    changed = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    allowed = {f"lifecycle.{k}" for k in V16_TIME_BOUNDS}
+    other = [k for k in changed if k not in allowed and not k.startswith("quota.namespaces.")]
+    if other:
+        raise Fail(f"the v16 policy differs from `policy default` in more than time bounds and quota: {other}")
+    say(f"policy {name}: `rayjob-guard policy default` (lifecycle.mode {p['lifecycle']['mode']}, "
+        f"kuberay.version {p['kuberay']['version']}) with only these keys changed: "
+        + ", ".join(f"{k}: {a.get(k)!r} -> {b.get(k)!r}" for k in changed if k in allowed)
+        + f", quota.namespaces -> {sorted(p['quota']['namespaces'])}")
+    path = os.path.join(s.work, f"policy-{name}.yaml")
+    with open(path, "w") as f:
+        yaml.safe_dump(p, f)
+    r = s.validate_policy(path)
+    if r.returncode != 0:
+        raise Fail(f"policy validate {path}: {(r.stdout + r.stderr).strip()}")
+    return path
+
+
+def fixed(s, policy, manifest):
+    """The manifest as `rayjob-guard check --fix` leaves it (what a new user submits): every
+    finding must have had its literal fix (exit 0)."""
+    path = os.path.join(s.work, f"bare-{manifest['metadata']['name']}.json")
+    with open(path, "w") as f:
+        json.dump(manifest, f)
+    r = run([s.args.binary, "check", "--fix", "--policy", policy, path], check=False)
+    if r.returncode != 0:
+        raise Fail(f"check --fix {path}: exit {r.returncode}: {r.stderr.strip()[-800:]}")
+    docs, cur = [], []
+    for line in r.stdout.splitlines() + ["---"]:
+        if line.strip() == "---":
+            if "".join(cur).strip():
+                docs.append(json.loads("\n".join(cur)))
+            cur = []
+        else:
+            cur.append(line)
+    if len(docs) != 1:
+        raise Fail(f"check --fix printed {len(docs)} documents, expected 1")
+    return docs[0]
+
+
+def pods_of(s, ns, name, node_type):
+    return [p["metadata"]["name"] for p in s.kube.get(f"/api/v1/namespaces/{ns}/pods")["items"]
+            if (p["metadata"].get("labels") or {}).get("ray.io/node-type") == node_type
+            and (p["metadata"].get("labels") or {}).get("ray.io/cluster", "").startswith(name + "-")]
+
+
+def measure(s, ns, name, outcome, want, workers=False, before=None):
+    """One RayJob of the v16 group from creation to nothing stored: before(), when given, first;
+    its terminal status must be `want` (jobDeploymentStatus, reason, jobStatus); with `workers`,
+    its worker pods must go at failure while its head stays; then the bound of its outcome, and for
+    a failure the logs window. Returns its row for the table."""
+    if before:
+        before()
+    st, _ = s.wait_terminal(ns, name, 300 + INTERACTIVE_PRE_RUNNING_DEADLINE)
+    got = (st.get("jobDeploymentStatus"), st.get("reason", ""), st.get("jobStatus", ""))
+    if got != want:
+        raise Fail(f"RayJob {name} ({outcome}): (jobDeploymentStatus, reason, jobStatus) {got}, expected {want}")
+    end = parse_time(st["endTime"])
+    failed = want[0] == "Failed"
+    row = {"mode": "deletionRules (policy default)", "version": "v1.6.2", "outcome": outcome,
+           "reason": want[1], "result": "zero"}
+    if outcome == "appfail":
+        log = s.submitter_log(ns, name)
+        if "Traceback" not in log or "RuntimeError: lifecycle app failure" not in log:
+            raise Fail(f"the app failure's submitter log has no Python traceback:\n{log[-1500:]}")
+        say(f"{name}: the submitter log holds the traceback (RuntimeError: lifecycle app failure)")
+    if workers:
+        # DeleteWorkers at 0 s: the workers' quota comes back at failure, the head stays.
+        wait_for(f"the worker pods of {name} to be gone (DeleteWorkers on jobDeploymentStatus Failed, "
+                 f"ttlSeconds 0)", SLACK, lambda: not pods_of(s, ns, name, "worker"), 0.5,
+                 state=lambda: pods_of(s, ns, name, "worker"))
+        row["workers_gone_after_end"] = round(time.time() - end, 1)
+        heads = pods_of(s, ns, name, "head")
+        if not heads:
+            raise Fail(f"{name}: the head pod went with the workers; it should stay for the logs window")
+        say(f"{name}: worker pods gone {row['workers_gone_after_end']} s after endTime; head "
+            f"{heads[0]} stays for the logs window")
+        s.usage(ns, label=f"{name}: workers gone, head kept")
+    bound = MAX_FAILED_TTL if failed else MAX_SUCCEEDED_TTL
+    s.wait_gone(ns, name, f"RayJob {name} ({outcome}) with its RayCluster, Job and pods to be gone "
+                f"(bound {bound} s after endTime)", max(end + bound + SLACK - time.time(), 5))
+    gone = time.time() - end
+    say(f"RayJob {name} ({outcome}, {want[1] or want[2]}) gone with everything it owned {gone:.1f} s after endTime")
+    if failed and gone < MIN_FAILED_TTL:
+        raise Fail(f"RayJob {name} failed and was gone {gone:.1f} s after endTime, before "
+                   f"minFailedTTLSeconds {MIN_FAILED_TTL} (the kubectl logs window)")
+    row["seconds_after_end"] = round(gone, 1)
+    return row
+
+
+def run_concurrently(s, cases):
+    """cases: [(ns, name, outcome, want[, workers[, before]])], created before this is called;
+    measured at once, one thread each. Appends the rows to the table in the order given; the first failure is raised."""
+    from concurrent.futures import ThreadPoolExecutor
+    with ThreadPoolExecutor(len(cases)) as pool:
+        futures = [pool.submit(measure, s, *c) for c in cases]
+        rows, errors = [], []
+        for f in futures:
+            try:
+                rows.append(f.result())
+            except Fail as e:
+                errors.append(str(e))
+    s.table.extend(rows)
+    if errors:
+        raise Fail("; ".join(errors))
+    for ns in dict.fromkeys(c[0] for c in cases):
+        s.wait_quota_zero(ns)
+        s.usage(ns, label="after its runs")
+
+
+def interactive_waits(s, ns, name):
+    """An InteractiveMode RayJob waits in Waiting with its RayCluster up; activeDeadlineSeconds
+    passes there with no effect (checked only in Initializing and Running)."""
+    def waiting():
+        st = (s.get_rayjob(ns, name) or {}).get("status", {})
+        if st.get("jobDeploymentStatus") in ("Failed", "Complete"):
+            raise Fail(f"{name} ended before it was seen Waiting: {st}")
+        return st if st.get("jobDeploymentStatus") == "Waiting" else None
+    st = wait_for(f"RayJob {ns}/{name} (InteractiveMode) to be Waiting", 300, waiting, 0.5)
+    heads = [p for p in s.kube.get(f"/api/v1/namespaces/{ns}/pods")["items"]
+             if (p["metadata"].get("labels") or {}).get("ray.io/cluster", "").startswith(name + "-")
+             and p.get("status", {}).get("phase") == "Running"]
+    if not heads:
+        raise Fail(f"{name} is Waiting but no pod of its RayCluster is Running")
+    start = parse_time(st["startTime"])
+    s.usage(ns, label=f"{name} Waiting for spec.jobId, RayCluster up")
+    say(f"{name}: Waiting {time.time() - start:.0f} s after startTime with its RayCluster up "
+        f"({len(heads)} pod(s) Running); activeDeadlineSeconds {INTERACTIVE_ACTIVE_DEADLINE}, "
+        f"preRunningDeadlineSeconds {INTERACTIVE_PRE_RUNNING_DEADLINE}")
+    time.sleep(max(0, start + INTERACTIVE_ACTIVE_DEADLINE + 5 - time.time()))
+    st = (s.get_rayjob(ns, name) or {}).get("status", {})
+    if st.get("jobDeploymentStatus") != "Waiting":
+        raise Fail(f"{name}: {INTERACTIVE_ACTIVE_DEADLINE + 5} s after startTime it is "
+                   f"{st.get('jobDeploymentStatus')} ({st.get('reason')}), expected still Waiting: "
+                   f"activeDeadlineSeconds is not checked in Waiting")
+    say(f"{name}: still Waiting {time.time() - start:.0f} s after startTime, past its "
+        f"activeDeadlineSeconds {INTERACTIVE_ACTIVE_DEADLINE}: that deadline does not bound the wait")
+    return start
+
+
+def group_v16(s):
+    s.up(["v1.6.2"])
+    s.start_operator("v1.6.2")
+    nss = ["lc-v16", "lc-v16-pre", "lc-v16-b"]
+    for ns in nss:
+        s.namespace(ns)
+    pol = default_policy(s, "default16", nss)
+    s.webhook("up", pol)
+    s.register()
+
+    def create_fixed(ns, name, outcome, workers=0):
+        rj = fixed(s, pol, s.rayjob(ns, name, "bare", outcome, "v1.6.2", workers=workers))
+        rules = rj["spec"].get("deletionStrategy", {}).get("deletionRules")
+        say(f"{name}: check --fix wrote deletionRules {json.dumps(rules)}")
+        s.create(rj)
+        return rj
+
+    say("=== v16: InteractiveMode without preRunningDeadlineSeconds is refused (nothing else bounds its wait)")
+    bare = fixed(s, pol, s.rayjob("lc-v16-b", "v16-interactive-unbounded", "bare", "interactive", "v1.6.2"))
+    bare["spec"].pop("preRunningDeadlineSeconds")
+    s.create(bare, expect_refused="[active-deadline] spec.preRunningDeadlineSeconds: not set")
+
+    say("=== v16 phase 1: succeeded, app failure with a worker, and the two pre-start failures, at once")
+    rj = create_fixed("lc-v16", "v16-fail", "appfail", workers=1)
+    policies = [r["policy"] for r in rj["spec"]["deletionStrategy"]["deletionRules"]]
+    if "DeleteWorkers" not in policies:
+        raise Fail(f"check --fix did not add a DeleteWorkers rule to a RayJob with workers: {policies}")
+    create_fixed("lc-v16", "v16-ok", "succeeded")
+    create_fixed("lc-v16-pre", "v16-deadline", "prestart")
+    create_fixed("lc-v16-pre", "v16-prerunning", "prerunning")
+    s.usage("lc-v16", label="succeeded + app failure (1 worker) created")
+    s.usage("lc-v16-pre", label="two pre-start RayJobs (heads held not-ready)")
+    run_concurrently(s, [
+        ("lc-v16", "v16-ok", "succeeded", ("Complete", "", "SUCCEEDED")),
+        ("lc-v16", "v16-fail", "appfail", ("Failed", "AppFailed", "FAILED"), True),
+        ("lc-v16-pre", "v16-deadline", "prestart (activeDeadlineSeconds)", ("Failed", "DeadlineExceeded", "")),
+        ("lc-v16-pre", "v16-prerunning", "prestart (preRunningDeadlineSeconds)",
+         ("Failed", "PreRunningDeadlineExceeded", "")),
+    ])
+
+    say("=== v16 phase 2: a submission failure and an InteractiveMode RayJob no one gives a jobId, at once")
+    create_fixed("lc-v16-b", "v16-submit", "submitfail")
+    create_fixed("lc-v16-b", "v16-interactive", "interactive")
+    run_concurrently(s, [
+        ("lc-v16-b", "v16-submit", "submission failure", ("Failed", "SubmissionFailed", "")),
+        ("lc-v16-b", "v16-interactive", "InteractiveMode, no jobId",
+         ("Failed", "PreRunningDeadlineExceeded", ""), False,
+         lambda: interactive_waits(s, "lc-v16-b", "v16-interactive")),
+    ])
+    probe = fixed(s, pol, s.rayjob("lc-v16", "v16-next", "bare", "succeeded", "v1.6.2"))
+    r = s.kc("create", "--dry-run=server", "-f", "-", stdin=json.dumps(probe), check=False)
+    if r.returncode != 0:
+        raise Fail(f"a new RayJob is not admitted after the runs: {r.stderr.strip()}")
+    say("a new RayJob is admitted (server dry-run) in lc-v16")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("group", choices=["v15", "v14"])
+    ap.add_argument("group", choices=["v16", "v15", "v14"])
     ap.add_argument("--binary", default=os.path.join(REPO, "build", "rayjob-guard"))
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--table")
@@ -847,7 +1115,7 @@ def main():
     s = Suite(args)
     failed, why = True, ""
     try:
-        {"v15": group_v15, "v14": group_v14}[args.group](s)
+        {"v16": group_v16, "v15": group_v15, "v14": group_v14}[args.group](s)
         failed = False
     except Fail as e:
         why = str(e)

@@ -11,6 +11,8 @@ Watches every pod (bound to a node) and:
   - a submitter pod (owned by a Job): runs the container's own command (`ray job submit ...`),
     the head service's name rewritten to the head's address, and reports the real exit code
     (kwok's pod-succeeded / pod-failed Stages set the phase).
+  - a worker pod (label ray.io/node-type=worker): made Running and Ready with no process (the
+    suite's jobs run on the head); it holds its requests in the quota like any pod.
   - a deleted pod: stops its process group (TERM, then KILL after 15 s) and frees its address;
     the head's Ray session logs are kept in LOG_DIR/ray-<temp dir name>.
 At most --max-heads heads run at once; a head beyond that waits (logged). Stops everything it
@@ -236,6 +238,11 @@ class Runner:
             threading.Thread(target=self.run_head, args=(pod,), daemon=True).start()
         elif "Job" in owners:
             threading.Thread(target=self.run_submitter, args=(pod,), daemon=True).start()
+        elif labels.get("ray.io/node-type") == "worker":
+            # No Ray worker process: the suite's jobs run on the head. The pod is Running and
+            # Ready, as the RayCluster needs to be ready, and holds its requests in the quota.
+            log(f"{ns}/{name}: worker pod made Running (no process; the jobs run on the head)")
+            self.annotate(pod, ready="true", pod_ip="127.0.0.1")
         else:
             log(f"{ns}/{name}: neither a head nor a submitter; left Pending")
 

@@ -49,7 +49,27 @@ TEST(ReapSelf, DeletionRulesMode) {
              "deletionStrategy: {deletionRules: [{policy: DeleteSelf, condition: {jobStatus: "
              "SUCCEEDED, ttlSeconds: 600}}, {policy: DeleteSelf, condition: {jobStatus: FAILED, "
              "ttlSeconds: 3600}}, {policy: DeleteSelf, condition: {jobDeploymentStatus: Failed, "
-             "ttlSeconds: 3600}}]}"}}},
+             "ttlSeconds: 3600}}, {policy: DeleteWorkers, condition: {jobDeploymentStatus: "
+             "Failed, ttlSeconds: 0}}]}"}}},
+          // The remedy frees the workers at failure; the head stays for the logs window.
+          {"no worker groups: no DeleteWorkers in the remedy",
+           [](RayJob& j, PolicyConfig&) {
+             j.spec.deletion_strategy.reset();
+             j.spec.ray_cluster_spec->worker_groups.clear();
+           },
+           {{kRules, "{jobDeploymentStatus: Failed, ttlSeconds: 3600}}]}"}}},
+          {"in-tree autoscaling: no DeleteWorkers (the operator refuses it there)",
+           [](RayJob& j, PolicyConfig&) {
+             j.spec.deletion_strategy.reset();
+             j.spec.ray_cluster_spec->enable_in_tree_autoscaling = true;
+           },
+           {{kRules, "{jobDeploymentStatus: Failed, ttlSeconds: 3600}}]}"}}},
+          {"1.5: no DeleteWorkers (its rules cannot match a deployment failure)",
+           [](RayJob& j, PolicyConfig& p) {
+             p.kuberay.version = {1, 5};
+             j.spec.deletion_strategy.reset();
+           },
+           {{kRules, "{jobStatus: FAILED, ttlSeconds: 3600}}]}"}}},
           {"empty rules list",
            [](RayJob& j, PolicyConfig&) { rules(j).clear(); },
            {{kRules, "no deletionRules"}}},
