@@ -109,6 +109,54 @@ void check_order(long long success_ttl, long long failure_ttl, const LifecycleCo
   }
 }
 
+// The indices of the DeleteWorkers and DeleteCluster rules: found once per review, so that the
+// TTL fixes of N rules cost N times the staged rules, not N times N.
+std::vector<std::size_t> staged_rules(const std::vector<DeletionRule>& rules) {
+  std::vector<std::size_t> staged;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    if (rules[i].policy == "DeleteWorkers" || rules[i].policy == "DeleteCluster") {
+      staged.push_back(i);
+    }
+  }
+  return staged;
+}
+
+std::vector<Edit> ttl_fix_among(const RayJobSpec& spec, const PolicyConfig& policy,
+                                std::size_t index, const std::vector<std::size_t>& staged) {
+  const std::vector<DeletionRule>& rules = *spec.deletion_strategy->deletion_rules;
+  const DeletionRule& self = rules[index];
+  const LifecycleConfig& lc = policy.lifecycle;
+  long long lo = 0;
+  long long hi = std::numeric_limits<long long>::max();
+  if (lc.mode == LifecycleMode::kDeletionRules) {
+    if (self.job_status == "SUCCEEDED") {
+      hi = lc.max_succeeded_ttl_seconds;
+    } else if (self.job_status == "FAILED" || self.job_deployment_status == "Failed") {
+      lo = lc.min_failed_ttl_seconds;
+      hi = lc.max_failed_ttl_seconds;
+    }
+  }
+  // The operator wants DeleteWorkers <= DeleteCluster <= DeleteSelf per condition.
+  long long longest_before = 0;
+  for (const std::size_t i : staged) {
+    const DeletionRule& r = rules[i];
+    // `index` itself may be a rule whose policy kuberay-schema turns into DeleteSelf.
+    if (i != index && same_condition(r, self)) {
+      longest_before = std::max<long long>(longest_before, r.ttl_seconds.value_or(0));
+    }
+  }
+  const long long ttl = std::clamp<long long>(self.ttl_seconds.value_or(0), lo, hi);
+  const long long to = std::max(ttl, std::min(longest_before, hi));
+  std::vector<Edit> fix = {Edit::set(ttl_field(index), to)};
+  for (const std::size_t i : staged) {
+    const DeletionRule& r = rules[i];
+    if (i != index && same_condition(r, self) && r.ttl_seconds.value_or(0) > to) {
+      fix.push_back(Edit::set(ttl_field(i), to));
+    }
+  }
+  return fix;
+}
+
 void check_rules_mode(const RuleContext& ctx, Findings& out) {
   const auto& ds = ctx.job.spec.deletion_strategy;
   if (!ds || !ds->deletion_rules) {
@@ -116,9 +164,10 @@ void check_rules_mode(const RuleContext& ctx, Findings& out) {
   }
   const LifecycleConfig& lc = ctx.policy.lifecycle;
   const auto& rules = *ds->deletion_rules;
+  const std::vector<std::size_t> staged = staged_rules(rules);
   auto ttl_at = [&](std::size_t i) {
     return Ttl{ttl_field(i), "set ttlSeconds", false,
-               delete_self_ttl_fix(ctx.job.spec, ctx.policy, i)};
+               ttl_fix_among(ctx.job.spec, ctx.policy, i, staged)};
   };
 
   // The success TTL that the failure TTLs must exceed: the first in-bounds DeleteSelf SUCCEEDED.
@@ -199,40 +248,7 @@ void check_single_ttl_mode(const RuleContext& ctx, std::string_view mode, Findin
 
 std::vector<Edit> delete_self_ttl_fix(const RayJobSpec& spec, const PolicyConfig& policy,
                                       std::size_t index) {
-  const std::vector<DeletionRule>& rules = *spec.deletion_strategy->deletion_rules;
-  const DeletionRule& self = rules[index];
-  const LifecycleConfig& lc = policy.lifecycle;
-  long long lo = 0;
-  long long hi = std::numeric_limits<long long>::max();
-  if (lc.mode == LifecycleMode::kDeletionRules) {
-    if (self.job_status == "SUCCEEDED") {
-      hi = lc.max_succeeded_ttl_seconds;
-    } else if (self.job_status == "FAILED" || self.job_deployment_status == "Failed") {
-      lo = lc.min_failed_ttl_seconds;
-      hi = lc.max_failed_ttl_seconds;
-    }
-  }
-  // The operator wants DeleteWorkers <= DeleteCluster <= DeleteSelf per condition.
-  long long longest_before = 0;
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    const DeletionRule& r = rules[i];
-    // `index` itself may be a rule whose policy kuberay-schema turns into DeleteSelf.
-    if (i != index && (r.policy == "DeleteWorkers" || r.policy == "DeleteCluster") &&
-        same_condition(r, self)) {
-      longest_before = std::max<long long>(longest_before, r.ttl_seconds.value_or(0));
-    }
-  }
-  const long long ttl = std::clamp<long long>(self.ttl_seconds.value_or(0), lo, hi);
-  const long long to = std::max(ttl, std::min(longest_before, hi));
-  std::vector<Edit> fix = {Edit::set(ttl_field(index), to)};
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    const DeletionRule& r = rules[i];
-    if (i != index && (r.policy == "DeleteWorkers" || r.policy == "DeleteCluster") &&
-        same_condition(r, self) && r.ttl_seconds.value_or(0) > to) {
-      fix.push_back(Edit::set(ttl_field(i), to));
-    }
-  }
-  return fix;
+  return ttl_fix_among(spec, policy, index, staged_rules(*spec.deletion_strategy->deletion_rules));
 }
 
 void check_reap_ttl(const RuleContext& ctx, Findings& out) {
