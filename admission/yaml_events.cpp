@@ -498,6 +498,12 @@ Result<std::string_view> kubectl_stream(std::string_view text, std::string& stor
       piece_boms.push_back(pos - (l.size() + 1));  // go-yaml drops it as it starts reading
       l.remove_prefix(kUtf8Bom.size());
     }
+    if (l.starts_with("---#")) {
+      return invalid_argument("line " + std::to_string(line) +
+                              ": `---#`: kubectl ends a document here, YAML does not (it needs "
+                              "white space after `---`), so the two would read different "
+                              "documents; write `--- #`");
+    }
     if (l.starts_with("---")) {
       const std::size_t after = l.find_first_not_of(" \t\r\v\f", 3);
       if (after != std::string_view::npos && l[after] != '#') {

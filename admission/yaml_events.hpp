@@ -133,7 +133,8 @@ Result<std::vector<DocumentSpan>> document_spans(std::string_view text,
 // line break (kubectl's line reader adds one to the last line), a view into
 // `text` or into `storage`, which must outlive it. kInvalidArgument "line L: ..." for what kubectl
 // refuses or reads differently from libyaml: a UTF-16 text (save it as UTF-8), a line that starts
-// with `---` followed by more than white space and a comment, a `...` that ends a piece with no
+// with `---` followed by more than white space and a comment, or by a comment with no white space
+// before it (`---#`: a separator for kubectl, not for YAML), a `...` that ends a piece with no
 // content, a byte-order mark at the start of another line (kubectl reads it as text). Linear.
 // `first_line` numbers the first line of `text` in messages.
 Result<std::string_view> kubectl_stream(std::string_view text, std::string& storage,

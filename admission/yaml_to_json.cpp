@@ -412,10 +412,16 @@ class Converter {
     return {};
   }
 
-  // A mapping key as JSON text, as sigs.k8s.io/yaml stringifies go-yaml's resolved keys: bools
-  // and ints in decimal, floats as Go's FormatFloat(f, 'g', -1, 32); a null key and an integer
-  // above int64 have no JSON form there and are refused.
-  Result<std::string> key_text(Index key) {
+  // A mapping key: its JSON text, as sigs.k8s.io/yaml stringifies go-yaml's resolved keys (bools
+  // and ints in decimal, floats as Go's FormatFloat(f, 'g', -1, 32)), and the value go-yaml's map
+  // compares, which tells `1` from `1.0` and `1e39` from `1e40` though each pair has one JSON
+  // text. A null key and an integer above int64 have no JSON form there and are refused.
+  struct Key {
+    std::string name;
+    std::string identity;  // equal exactly when Go's == says the decoded keys are equal
+  };
+
+  Result<Key> key_of(Index key) {
     const Kind kind = d_.kind(key);
     if (kind == Kind::kNull) {
       return invalid_argument(at(d_, key) + ": a mapping key must not be null");
@@ -429,34 +435,47 @@ class Converter {
       case ResolvedScalar::Kind::kNull:
         return invalid_argument(at(d_, key) + ": a mapping key must not be null");
       case ResolvedScalar::Kind::kBool:
-        return std::string(r.boolean ? "true" : "false");
+        return Key{r.boolean ? "true" : "false", r.boolean ? "b:true" : "b:false"};
       case ResolvedScalar::Kind::kInt:
-        return std::to_string(r.int_value);
+        return Key{std::to_string(r.int_value), "i:" + std::to_string(r.int_value)};
       case ResolvedScalar::Kind::kUint:
         return invalid_argument(at(d_, key) + ": mapping key " + text +
                                 " is an integer above 2^63-1, which kubectl cannot use as a key");
       case ResolvedScalar::Kind::kFloat:
-        return go_float32_key(r.float_value);
+        return Key{go_float32_key(r.float_value), float_identity(r.float_value)};
       case ResolvedScalar::Kind::kString:
-        return text;
+        break;
     }
-    return text;
+    std::string identity = "s:" + text;
+    return Key{std::move(text), std::move(identity)};
+  }
+
+  // Go's == on float64: +0 equals -0, and a NaN equals nothing, not even another NaN.
+  std::string float_identity(double value) {
+    if (std::isnan(value)) {
+      return "f:nan#" + std::to_string(++nan_keys_);
+    }
+    char buf[32];
+    const auto res = std::to_chars(buf, buf + sizeof buf, value == 0 ? 0.0 : value);
+    return "f:" + std::string(buf, res.ptr);  // shortest round-trip form: one per double
   }
 
   // strconv.FormatFloat(f, 'g', -1, 32): the shortest digits that read back as the same float32,
   // in %e form when the exponent is below -4 or at least 6 (Go's shortest 'g' decides with
   // precision 6), with a two-digit signed exponent; .inf/-.inf/.nan as sigs.k8s.io/yaml writes
-  // them.
+  // them. A finite double beyond float32's range rounds to an infinity first, as Go's float32(v)
+  // does.
   static std::string go_float32_key(double value) {
-    if (std::isnan(value)) {
+    const auto narrowed = static_cast<float>(value);
+    if (std::isnan(narrowed)) {
       return ".nan";
     }
-    if (std::isinf(value)) {
-      return value > 0 ? ".inf" : "-.inf";
+    if (std::isinf(narrowed)) {
+      return narrowed > 0 ? ".inf" : "-.inf";
     }
     char buf[64];
-    const auto res = std::to_chars(buf, buf + sizeof buf, static_cast<float>(value),
-                                   std::chars_format::scientific);
+    const auto res =
+        std::to_chars(buf, buf + sizeof buf, narrowed, std::chars_format::scientific);
     std::string sci(buf, res.ptr);  // d[.ddd]e[+-]XX
     const std::size_t e = sci.find('e');
     const int exp = std::stoi(sci.substr(e + 1));
@@ -533,74 +552,106 @@ class Converter {
     return sources;
   }
 
+  // One entry of a mapping as go-yaml v2 decodes it: the key's JSON text and Go identity, the
+  // converted value, and whether an explicit entry (not a `<<` merge) set it.
+  struct Member {
+    Key key;
+    Value value;
+    bool explicit_key;
+  };
+
+  // A key name that two different Go keys share: kubectl's map holds both, and sigs.k8s.io/yaml
+  // keeps whichever its map iteration reaches last, so which value is read is chance.
+  Status name_collision(Index at_node, const Key& key) const {
+    return invalid_argument(at(d_, at_node) + ": duplicate key \"" + key.name +
+                            "\": two different keys of this mapping become this one JSON key, "
+                            "and kubectl keeps one of them at random; write it once");
+  }
+
+  Status mapping(Index node, Value& out, std::size_t depth) {
+    std::vector<Member> members;
+    RJG_RETURN_IF_ERROR(members_of(node, depth, members));
+    out.SetObject();
+    for (Member& m : members) {
+      out.AddMember(
+          Value(m.key.name.data(), static_cast<rapidjson::SizeType>(m.key.name.size()), alloc_),
+          m.value, alloc_);
+    }
+    return {};
+  }
+
   // go-yaml v2 (kubectl) applies each `<<` merge where it stands: the merged mappings (of a list:
   // the earlier one wins) set their keys over what earlier merges set, and the entries after it
   // override the merged keys. A key that two explicit entries set, and an explicit key that a
   // later merge sets again (kubectl keeps the merged value, YAML's merge spec the explicit one),
-  // are refused: which value was meant would be a guess.
-  Status mapping(Index node, Value& out, std::size_t depth) {
-    struct Member {
-      std::string name;
-      Value value;
-      bool explicit_key;
+  // are refused: which value was meant would be a guess. So are two different keys with one JSON
+  // text (name_collision). Keys are Go's: one key takes the text of whichever entry set it last
+  // (`0.0` then `-0.0` is the key "-0").
+  Status members_of(Index node, std::size_t depth, std::vector<Member>& members) {
+    std::map<std::string, std::size_t, std::less<>> where;  // identity -> index in members
+    std::map<std::string, std::string, std::less<>> names;  // JSON text -> identity
+    // Sets `key` to `value` over a merged entry of the same Go key, or adds it; false when another
+    // Go key has its JSON text.
+    auto put = [&](Key key, Value value, bool explicit_key) -> bool {
+      if (const auto n = names.find(key.name); n != names.end() && n->second != key.identity) {
+        return false;
+      }
+      names[key.name] = key.identity;
+      if (const auto it = where.find(key.identity); it != where.end()) {
+        Member& m = members[it->second];
+        names.erase(m.key.name);
+        names[key.name] = key.identity;
+        m = {std::move(key), std::move(value), explicit_key};
+        return true;
+      }
+      where.emplace(key.identity, members.size());
+      members.push_back({std::move(key), std::move(value), explicit_key});
+      return true;
     };
-    std::vector<Member> members;
-    std::map<std::string, std::size_t, std::less<>> where;
+    auto explicit_at = [&](const Key& key) {
+      const auto it = where.find(key.identity);
+      return it != where.end() && members[it->second].explicit_key;
+    };
     auto entry = [&](Index k, Index v) -> Status {
       if (!is_merge_key(k)) {
-        RJG_ASSIGN_OR_RETURN(std::string name, key_text(k));
-        const auto it = where.find(name);
-        if (it != where.end() && members[it->second].explicit_key) {
-          return invalid_argument(at(d_, k) + ": duplicate key \"" + name + "\"");
+        RJG_ASSIGN_OR_RETURN(Key key, key_of(k));
+        if (explicit_at(key)) {
+          return invalid_argument(at(d_, k) + ": duplicate key \"" + key.name + "\"");
         }
         Value value;
         RJG_RETURN_IF_ERROR(convert(v, value, depth + 1));
-        if (it != where.end()) {
-          members[it->second].value = std::move(value);  // overrides a merged key
-          members[it->second].explicit_key = true;
-        } else {
-          where.emplace(name, members.size());
-          members.push_back({std::move(name), std::move(value), true});
-        }
-        return {};
+        const Key shown = key;
+        return put(std::move(key), std::move(value), true) ? Status{} : name_collision(k, shown);
       }
       RJG_ASSIGN_OR_RETURN(const std::vector<Index> sources, merge_sources(v));
-      std::set<std::string, std::less<>> merged;
+      std::map<std::string, std::string, std::less<>> merged;  // identity -> name, this merge
       for (const Index src : sources) {
-        Value from;
-        RJG_RETURN_IF_ERROR(mapping(src, from, depth));
-        for (auto m = from.MemberBegin(); m != from.MemberEnd(); ++m) {
-          std::string name(m->name.GetString(), m->name.GetStringLength());
-          if (!merged.insert(name).second) {
+        std::vector<Member> from;
+        RJG_RETURN_IF_ERROR(members_of(src, depth, from));
+        for (Member& m : from) {
+          if (!merged.emplace(m.key.identity, m.key.name).second) {
             continue;  // an earlier mapping of this merge set it: that one wins
           }
-          const auto it = where.find(name);
-          if (it == where.end()) {
-            where.emplace(name, members.size());
-            members.push_back({std::move(name), Value(m->value, alloc_), false});
-          } else if (members[it->second].explicit_key) {
-            return invalid_argument(at(d_, v) + ": duplicate key \"" + name +
+          if (explicit_at(m.key)) {
+            return invalid_argument(at(d_, v) + ": duplicate key \"" + m.key.name +
                                     "\": set before this `<<` merge and again by it (kubectl "
                                     "would take the merged value); set it once");
-          } else {
-            members[it->second].value = Value(m->value, alloc_);  // a later merge wins
+          }
+          const Key shown = m.key;
+          if (!put(std::move(m.key), std::move(m.value), false)) {
+            return name_collision(v, shown);
           }
         }
       }
       return {};
     };
-    RJG_RETURN_IF_ERROR(each_entry(node, entry));
-    out.SetObject();
-    for (Member& m : members) {
-      out.AddMember(Value(m.name.data(), static_cast<rapidjson::SizeType>(m.name.size()), alloc_),
-                    m.value, alloc_);
-    }
-    return {};
+    return each_entry(node, entry);
   }
 
   const Tree& d_;
   Alloc& alloc_;
   std::size_t count_ = 0;
+  std::size_t nan_keys_ = 0;  // each NaN key is a key of its own (float_identity)
 };
 
 }  // namespace

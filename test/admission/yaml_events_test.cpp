@@ -236,6 +236,8 @@ TEST(YamlEvents, KubectlStream) {
       {"block scalar on ---", "a: 1\n--- |\n  y\n", "ERROR line 2: a line that starts with `---`"},
       {"key that starts with ---", "---x: 1\n", "ERROR line 1: a line that starts with `---`"},
       {"four dashes", "a: 1\n----\n", "ERROR line 2: a line that starts with `---`"},
+      {"comment right after ---", "1e-5\n---# c\nb: 2\n", "ERROR line 2: `---#`: kubectl ends"},
+      {"comment right after the first ---", "---#c\na: 1\n", "ERROR line 1: `---#`: kubectl ends"},
       {"after the mark", bom + "--- 1\n", "ERROR line 1: a line that starts with `---`"},
       {"mark on a later line", "a: 1\n# c\n" + bom + "b: 2\n", "ERROR line 3: a byte-order mark"},
       {"mark after a comment in a document", "---\n# c\n" + bom + "b: 2\n",

@@ -225,6 +225,11 @@ TEST(YamlToJson, KeysAsKubectlWritesThem) {
       {"3.14159265358979: a\n", "{\"3.1415927\":\"a\"}\n"},
       {".inf: a\n-.Inf: b\n", "{\".inf\":\"a\",\"-.inf\":\"b\"}\n"},
       {"0x10: a\non: b\n", "{\"16\":\"a\",\"true\":\"b\"}\n"},
+      // beyond float32's range: Go's float32(v) rounds it to an infinity
+      {"1e39: a\n-3.5e40: b\n", "{\".inf\":\"a\",\"-.inf\":\"b\"}\n"},
+      {"3.4028235e38: a\n", "{\"3.4028235e+38\":\"a\"}\n"},
+      // one Go key, one entry: +0 and -0 are equal, and the key is written as last set
+      {"<<: {0.0: a}\n-0.0: b\n", "{\"-0\":\"b\"}\n"},
   };
   for (const auto& [yaml, json] : rows) {
     EXPECT_EQ(all_json(yaml), json) << yaml;
@@ -233,6 +238,19 @@ TEST(YamlToJson, KeysAsKubectlWritesThem) {
     EXPECT_NE(all_json(yaml).find("a mapping key must not be null"), std::string::npos) << yaml;
   }
   EXPECT_NE(all_json("18446744073709551615: a\n").find("above 2^63-1"), std::string::npos);
+}
+
+// Two different Go keys with one JSON text: kubectl's map holds both and keeps one value at
+// random, so the file is refused, whether the keys are explicit, merged or both.
+TEST(YamlToJson, KeysThatBecomeOneJsonKeyAreRefused) {
+  for (const char* yaml :
+       {"1: a\n1.0: b\n", "1e39: a\n1e40: b\n", "\"1\": a\n1: b\n", ".nan: a\n.NaN: b\n",
+        "<<: {1e39: a}\n1e40: b\n", "<<: [{1: a}, {1.0: b}]\n", "<<: {1: a}\n<<: {\"1\": b}\n",
+        "x: &m {.nan: a}\n<<: *m\n.nan: b\n"}) {
+    EXPECT_NE(all_json(yaml).find("two different keys of this mapping become this one JSON key"),
+              std::string::npos)
+        << yaml;
+  }
 }
 
 // `<<` merges as go-yaml v2 (kubectl) applies them: entries after the merge override it, of a

@@ -28,7 +28,7 @@ PLAIN = [
     "18446744073709551616", "0x", "1__0",
     # floats
     "1.5", "-0.25", ".5", "1e3", "1.0", "6.02e+23", "1e20", "1E-5", "09.5", "+1.5", "-.5e2",
-    "1.", "1e", "1.2.3",
+    "1.", "1e", "1.2.3", "1e39", "1e400",
     # non-finite
     ".inf", "-.inf", "+.inf", ".Inf", ".INF", ".nan", ".NaN", ".NAN",
     # YAML 1.1 booleans and near misses
@@ -47,6 +47,10 @@ TAGGED = ["!!str 42", "!!str true", "!!int '3'", "!!int 0x1F", "!!int abc", "!!f
           "!!float \"2.5\"", "!!float .inf", "!!bool yes", "!!bool 'off'", "!!bool 3", "!!null ~",
           "!!null ''", "!!binary aGVsbG8=", "!!binary \"w6k=\"", "!!binary not*base64",
           "!custom x", "! 12", "!!str", "!!int 18446744073709551615"]
+# Float keys become strings through float32 (sigs.k8s.io/yaml): rounding, the %e switch, and
+# finite doubles beyond float32's range, which round to an infinity.
+FLOAT_KEYS = ["0.0", "-0.0", "1e6", "123456.7", "0.0001", "0.00001", "16777217.0", "1e39", "-1e39",
+              "3.4028235e38", "3.4028236e38", "1e-46", "1e400", "3" * 68 + ".0", "-" + "9" * 50 + ".5"]
 FLOW_SAFE = [p for p in PLAIN if not any(c in p for c in ",[]{}:#") and p != ""]
 
 
@@ -70,7 +74,8 @@ class Gen:
             elif c < 0.8:
                 k = self.r.choice(MB)
             elif c < 0.9:
-                k = self.r.choice(["1", "0x10", "on", "off", "~", "1.5", "2.0", "-3", "yes"])
+                k = self.r.choice(["1", "0x10", "on", "off", "~", "1.5", "2.0", "-3", "yes"] +
+                                  FLOAT_KEYS)
             else:
                 k = self.r.choice(['"quoted key"', "'k " + self.mb() + "'", '"' + self.mb() + '"'])
             if k not in used:

@@ -25,11 +25,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 INTENDED = {
     "duplicate-key": (
         "",
-        "a key repeated in a mapping (also by a `<<` merge after an explicit key): kubectl's "
+        "a key repeated in a mapping (also by a `<<` merge after an explicit key, or two keys that "
+        "become one JSON key, such as `1` and `1.0`): kubectl's "
         "non-strict conversion keeps one of the values without a word; sigs.k8s.io/yaml's strict "
         "conversion refuses the file, and so do we (which value the author meant is a guess; our "
         "message may name another problem of the file, found first)",
-        lambda ref: "already set in map" in ref.get("strict_error", "")),
+        lambda ref: "already set in map" in ref.get("strict_error", "") or
+        bool(ref.get("key_collision"))),
     "tab-before-flow": (
         "found character that cannot start any token",
         "a tab before a flow collection (`\\t{a: 1}`): go-yaml v2 reads it, libyaml (like YAML "
@@ -44,6 +46,12 @@ INTENDED = {
         "a byte-order mark starts this line",
         "a byte-order mark at the start of a line that does not start the file or a piece: "
         "kubectl keeps it as an invisible first character of a key or value; we refuse it",
+        lambda ref: True),
+    "separator-comment-no-space": (
+        "kubectl ends a document here, YAML does not",
+        "a `---#` line: kubectl's splitter takes it as a document separator, YAML (go-yaml and "
+        "libyaml alike) as text, so a parser reading the whole stream and kubectl read different "
+        "documents; we refuse it and name the fix (`--- #`)",
         lambda ref: True),
     "dropped-after-document-end": (
         "did not find expected <document start>",
