@@ -562,7 +562,14 @@ std::string unconvertible(const YamlDoc& doc, YamlDoc::Index node, std::size_t& 
 
 policy::RuntimeEnv parse_runtime_env(std::string_view yaml_text) {
   policy::RuntimeEnv env;
+  if (yaml_text.find_first_not_of(" \r\n") == std::string_view::npos) {
+    return env;
+  }
   if (yaml_text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
+    // libyaml reads some of these as empty; go-yaml (the operator's reader) refuses every one.
+    env.parse = policy::RuntimeEnv::Parse::kInvalid;
+    env.parse_error =
+        "found character that cannot start any token (a tab in a text of white space)";
     return env;
   }
   // runtimeEnvYAML is small; a tight budget keeps a hostile one cheap.

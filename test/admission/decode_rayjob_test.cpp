@@ -266,6 +266,16 @@ TEST(DecodeRayJob, NotAnObject) {
 TEST(RuntimeEnv, Absent) {
   EXPECT_EQ(parse_runtime_env("").parse, Parse::kAbsent);
   EXPECT_EQ(parse_runtime_env("  \n").parse, Parse::kAbsent);
+  EXPECT_EQ(parse_runtime_env(" \r\n\r\n").parse, Parse::kAbsent);
+}
+
+// The operator's reader (go-yaml) refuses a tab in a text of white space, wherever it stands.
+TEST(RuntimeEnv, WhiteSpaceWithATabIsInvalid) {
+  for (const char* text : {"\t", " \t\n", "\n\t\n", "\n  \t"}) {
+    const policy::RuntimeEnv env = parse_runtime_env(text);
+    EXPECT_EQ(env.parse, Parse::kInvalid) << text;
+    EXPECT_NE(env.parse_error.find("a tab"), std::string::npos) << text;
+  }
 }
 
 TEST(RuntimeEnv, PipList) {
