@@ -2,7 +2,6 @@
 // count/rayjobs.ray.io and count/jobs.batch return to zero, by the policy's lifecycle mode
 // (kuberay-rayjob.md §4, §6.3). Only presence and shape are checked here; the TTL values are
 // reap-ttl's, and the validity of the deletion fields for the operator is kuberay-schema's.
-#include <algorithm>
 #include <iterator>
 #include <string>
 #include <string_view>
@@ -65,29 +64,13 @@ bool workers_deletable(const RayJobSpec& spec) {
          !spec.ray_cluster_spec->enable_in_tree_autoscaling.value_or(false);
 }
 
-// Whether kuberay-schema's fix turns this rule's policy into DeleteSelf (missing or unknown, or
-// one the operator refuses here: DeleteWorkers with in-tree autoscaling, DeleteCluster or
-// DeleteWorkers with clusterSelector), as its fixed_to_delete_self() says.
-bool becomes_delete_self(const DeletionRule& r, const RayJobSpec& spec) {
-  static constexpr std::string_view kKnown[] = {"DeleteCluster", "DeleteWorkers", "DeleteSelf",
-                                                "DeleteNone"};
-  if (!r.policy || std::find(std::begin(kKnown), std::end(kKnown), *r.policy) == std::end(kKnown)) {
-    return true;
-  }
-  const bool selector = spec.cluster_selector && !spec.cluster_selector->empty();
-  const bool autoscaling =
-      spec.ray_cluster_spec && spec.ray_cluster_spec->enable_in_tree_autoscaling.value_or(false);
-  return (selector && (*r.policy == "DeleteCluster" || *r.policy == "DeleteWorkers")) ||
-         (autoscaling && *r.policy == "DeleteWorkers");
-}
-
 // Whether a DeleteSelf rule for `value` is there, or will be once kuberay-schema's fixes are in:
 // appending one more would make a duplicate that the next round removes.
 bool has_delete_self(const std::vector<DeletionRule>& rules, const RayJobSpec& spec,
                      bool deployment, std::string_view value) {
   for (const DeletionRule& r : rules) {
     const auto& cond = deployment ? r.job_deployment_status : r.job_status;
-    if ((r.policy == "DeleteSelf" || becomes_delete_self(r, spec)) && r.has_condition &&
+    if ((r.policy == "DeleteSelf" || fixed_to_delete_self(r.policy, spec)) && r.has_condition &&
         cond == value) {
       return true;
     }

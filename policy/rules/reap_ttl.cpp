@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "policy/reaper_annotations.hpp"
@@ -44,11 +46,6 @@ struct Ttl {
 
 std::string ttl_field(std::size_t i) {
   return "spec.deletionStrategy.deletionRules[" + std::to_string(i) + "].condition.ttlSeconds";
-}
-
-bool same_condition(const DeletionRule& a, const DeletionRule& b) {
-  return a.has_condition && b.has_condition && a.job_status == b.job_status &&
-         a.job_deployment_status == b.job_deployment_status;
 }
 
 // Checks a success TTL. Returns true when it is within bounds.
@@ -109,54 +106,6 @@ void check_order(long long success_ttl, long long failure_ttl, const LifecycleCo
   }
 }
 
-// The indices of the DeleteWorkers and DeleteCluster rules: found once per review, so that the
-// TTL fixes of N rules cost N times the staged rules, not N times N.
-std::vector<std::size_t> staged_rules(const std::vector<DeletionRule>& rules) {
-  std::vector<std::size_t> staged;
-  for (std::size_t i = 0; i < rules.size(); ++i) {
-    if (rules[i].policy == "DeleteWorkers" || rules[i].policy == "DeleteCluster") {
-      staged.push_back(i);
-    }
-  }
-  return staged;
-}
-
-std::vector<Edit> ttl_fix_among(const RayJobSpec& spec, const PolicyConfig& policy,
-                                std::size_t index, const std::vector<std::size_t>& staged) {
-  const std::vector<DeletionRule>& rules = *spec.deletion_strategy->deletion_rules;
-  const DeletionRule& self = rules[index];
-  const LifecycleConfig& lc = policy.lifecycle;
-  long long lo = 0;
-  long long hi = std::numeric_limits<long long>::max();
-  if (lc.mode == LifecycleMode::kDeletionRules) {
-    if (self.job_status == "SUCCEEDED") {
-      hi = lc.max_succeeded_ttl_seconds;
-    } else if (self.job_status == "FAILED" || self.job_deployment_status == "Failed") {
-      lo = lc.min_failed_ttl_seconds;
-      hi = lc.max_failed_ttl_seconds;
-    }
-  }
-  // The operator wants DeleteWorkers <= DeleteCluster <= DeleteSelf per condition.
-  long long longest_before = 0;
-  for (const std::size_t i : staged) {
-    const DeletionRule& r = rules[i];
-    // `index` itself may be a rule whose policy kuberay-schema turns into DeleteSelf.
-    if (i != index && same_condition(r, self)) {
-      longest_before = std::max<long long>(longest_before, r.ttl_seconds.value_or(0));
-    }
-  }
-  const long long ttl = std::clamp<long long>(self.ttl_seconds.value_or(0), lo, hi);
-  const long long to = std::max(ttl, std::min(longest_before, hi));
-  std::vector<Edit> fix = {Edit::set(ttl_field(index), to)};
-  for (const std::size_t i : staged) {
-    const DeletionRule& r = rules[i];
-    if (i != index && same_condition(r, self) && r.ttl_seconds.value_or(0) > to) {
-      fix.push_back(Edit::set(ttl_field(i), to));
-    }
-  }
-  return fix;
-}
-
 void check_rules_mode(const RuleContext& ctx, Findings& out) {
   const auto& ds = ctx.job.spec.deletion_strategy;
   if (!ds || !ds->deletion_rules) {
@@ -164,10 +113,10 @@ void check_rules_mode(const RuleContext& ctx, Findings& out) {
   }
   const LifecycleConfig& lc = ctx.policy.lifecycle;
   const auto& rules = *ds->deletion_rules;
-  const std::vector<std::size_t> staged = staged_rules(rules);
+  const StagedRules staged(rules);
   auto ttl_at = [&](std::size_t i) {
     return Ttl{ttl_field(i), "set ttlSeconds", false,
-               ttl_fix_among(ctx.job.spec, ctx.policy, i, staged)};
+               delete_self_ttl_fix(ctx.job.spec, ctx.policy, i, staged)};
   };
 
   // The success TTL that the failure TTLs must exceed: the first in-bounds DeleteSelf SUCCEEDED.
@@ -247,8 +196,62 @@ void check_single_ttl_mode(const RuleContext& ctx, std::string_view mode, Findin
 }  // namespace
 
 std::vector<Edit> delete_self_ttl_fix(const RayJobSpec& spec, const PolicyConfig& policy,
-                                      std::size_t index) {
-  return ttl_fix_among(spec, policy, index, staged_rules(*spec.deletion_strategy->deletion_rules));
+                                      std::size_t index, const StagedRules& staged) {
+  const std::vector<DeletionRule>& rules = *spec.deletion_strategy->deletion_rules;
+  const DeletionRule& self = rules[index];
+  const LifecycleConfig& lc = policy.lifecycle;
+  long long lo = 0;
+  long long hi = std::numeric_limits<long long>::max();
+  if (lc.mode == LifecycleMode::kDeletionRules) {
+    if (self.job_status == "SUCCEEDED") {
+      hi = lc.max_succeeded_ttl_seconds;
+    } else if (self.job_status == "FAILED" || self.job_deployment_status == "Failed") {
+      lo = lc.min_failed_ttl_seconds;
+      hi = lc.max_failed_ttl_seconds;
+    }
+  }
+  // The operator wants DeleteWorkers <= DeleteCluster <= DeleteSelf per condition.
+  long long longest_before = 0;
+  for (const std::size_t i : staged.of(self)) {
+    const DeletionRule& r = rules[i];
+    // `index` itself may be a rule whose policy kuberay-schema turns into DeleteSelf.
+    if (i != index) {
+      longest_before = std::max<long long>(longest_before, r.ttl_seconds.value_or(0));
+    }
+  }
+  const long long ttl = std::clamp<long long>(self.ttl_seconds.value_or(0), lo, hi);
+  const long long to = std::max(ttl, std::min(longest_before, hi));
+  std::vector<Edit> fix = {Edit::set(ttl_field(index), to)};
+  for (const std::size_t i : staged.of(self)) {
+    const DeletionRule& r = rules[i];
+    if (i != index && r.ttl_seconds.value_or(0) > to) {
+      fix.push_back(Edit::set(ttl_field(i), to));
+    }
+  }
+  return fix;
+}
+
+StagedRules::StagedRules(const std::vector<DeletionRule>& rules) {
+  std::map<std::pair<Condition, std::string_view>, int> per_policy;
+  for (std::size_t i = 0; i < rules.size(); ++i) {
+    const DeletionRule& r = rules[i];
+    if (!r.has_condition || (r.policy != "DeleteWorkers" && r.policy != "DeleteCluster")) {
+      continue;
+    }
+    Condition condition{r.job_status, r.job_deployment_status};
+    if (++per_policy[{condition, *r.policy}] <= 2) {
+      by_condition_[std::move(condition)].push_back(i);
+    }
+  }
+}
+
+const std::vector<std::size_t>& StagedRules::of(const DeletionRule& rule) const {
+  static const std::vector<std::size_t> kNone;
+  if (!rule.has_condition) {
+    return kNone;
+  }
+  const auto it = by_condition_.find({rule.job_status, rule.job_deployment_status});
+  return it == by_condition_.end() ? kNone : it->second;
 }
 
 void check_reap_ttl(const RuleContext& ctx, Findings& out) {

@@ -3,7 +3,10 @@
 // `ctx.namespace_` is the request namespace (quota-fit looks up the quota by it).
 #pragma once
 
+#include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "policy/finding.hpp"
@@ -42,8 +45,30 @@ std::vector<Edit> cluster_selector_fix(const RayJobSpec& spec);
 // its condition (in lifecycle mode deletionRules; any value of 0 or more otherwise), then raised
 // to the longest DeleteWorkers/DeleteCluster TTL of that condition where the bounds allow it;
 // where they do not, those longer TTLs are lowered to it. In reap_ttl.cpp.
+// The DeleteWorkers and DeleteCluster rules a DeleteSelf rule's TTL is ordered after, by
+// condition (jobStatus, jobDeploymentStatus): the first two of each policy, so that a rule being
+// fixed into DeleteSelf still sees the one after it. Later ones are duplicates that
+// kuberay-schema's fixes remove. Built once per review, so that the TTL fixes of N rules cost
+// N log N, not N squared. In reap_ttl.cpp.
+class StagedRules {
+ public:
+  explicit StagedRules(const std::vector<DeletionRule>& rules);
+  // The indices of the rules of `rule`'s condition, in order; at most four. Empty without one.
+  const std::vector<std::size_t>& of(const DeletionRule& rule) const;
+
+ private:
+  using Condition = std::pair<std::optional<std::string>, std::optional<std::string>>;
+  std::map<Condition, std::vector<std::size_t>> by_condition_;
+};
+
+// `staged`: the StagedRules of the same list.
 // REQUIRES: spec.deletion_strategy->deletion_rules has an item `index`.
 std::vector<Edit> delete_self_ttl_fix(const RayJobSpec& spec, const PolicyConfig& policy,
-                                      std::size_t index);
+                                      std::size_t index, const StagedRules& staged);
+
+// Whether kuberay-schema's fix turns a deletion rule with `policy` into DeleteSelf: the policy is
+// missing or unknown, or the operator refuses it for this RayJob (DeleteCluster or DeleteWorkers
+// with clusterSelector, DeleteWorkers with in-tree autoscaling). In kuberay_schema.cpp.
+bool fixed_to_delete_self(const std::optional<std::string>& policy, const RayJobSpec& spec);
 
 }  // namespace rjg::policy

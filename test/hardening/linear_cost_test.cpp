@@ -318,6 +318,12 @@ std::vector<Structure> structures() {
   list("deletionStrategy.deletionRules", "/spec/deletionStrategy/deletionRules",
        "{\"policy\":\"DeleteSelf\",\"condition\":{\"jobStatus\":\"FAILED\",\"ttlSeconds\":%zu}}",
        2000);
+  // kuberay-schema prepares, for every rule that is not DeleteSelf, its fix into DeleteSelf with
+  // reap-ttl's TTL, which looks at the DeleteWorkers and DeleteCluster rules of its condition.
+  list("deletionRules, DeleteWorkers", "/spec/deletionStrategy/deletionRules",
+       "{\"policy\":\"DeleteWorkers\",\"condition\":{\"jobStatus\":\"FAILED\",\"ttlSeconds\":"
+       "%zu}}",
+       2000);
   list("submitterPodTemplate containers", "/spec/submitterPodTemplate/spec/containers",
        kContainer, 600);
   list("submitterPodTemplate container env",

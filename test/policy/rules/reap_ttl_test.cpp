@@ -190,6 +190,15 @@ TEST(ReapTtl, DeleteSelfTtlFixAgreesWithTheOperatorsOrder) {
       {"no policy bounds outside lifecycle mode deletionRules", LifecycleMode::kReaper,
        {rule("DeleteCluster", "FAILED", 20), rule("DeleteSelf", "FAILED", 10)}, 1,
        {Edit::set(ttl_field(1), 20LL)}},
+      {"a third DeleteWorkers rule of a condition is a duplicate kuberay-schema removes",
+       LifecycleMode::kDeletionRules,
+       {rule("DeleteWorkers", "FAILED", 10), rule("DeleteWorkers", "FAILED", 20),
+        rule("DeleteWorkers", "FAILED", 9000), rule("DeleteSelf", "FAILED", 4000)},
+       3, {Edit::set(ttl_field(3), 4000LL)}},
+      {"the rule being fixed into DeleteSelf still sees the next one of its policy",
+       LifecycleMode::kDeletionRules,
+       {rule("DeleteWorkers", "FAILED", 10), rule("DeleteWorkers", "FAILED", 5000)}, 0,
+       {Edit::set(ttl_field(0), 5000LL)}},
       {"the rule itself, about to become DeleteSelf, is not its own floor",
        LifecycleMode::kDeletionRules, {rule("DeleteWorkers", "FAILED", 0)}, 0,
        {Edit::set(ttl_field(0), 3600LL)}},
@@ -199,7 +208,8 @@ TEST(ReapTtl, DeleteSelfTtlFixAgreesWithTheOperatorsOrder) {
     job.spec.deletion_strategy->deletion_rules = c.rules;
     PolicyConfig policy = default_test_policy();
     policy.lifecycle.mode = c.mode;
-    EXPECT_EQ(delete_self_ttl_fix(job.spec, policy, c.index), c.fix) << c.name;
+    EXPECT_EQ(delete_self_ttl_fix(job.spec, policy, c.index, StagedRules(c.rules)), c.fix)
+        << c.name;
   }
 }
 
