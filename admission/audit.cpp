@@ -131,6 +131,31 @@ Status add_requests(const Value& spec, std::string_view key, const Path& path, b
   return {};
 }
 
+// One RayJob item of a list, appended to `into`: its status as the reaper reads it, its spec
+// as the policy model reads it (a spec it cannot read sets decode_error), its creation time.
+Status decode_audited(const Value& item, const Path& path, std::vector<AuditedRayJob>& into) {
+  policy::ReapCandidate status;
+  RJG_RETURN_IF_ERROR(decode_reap_candidate(item, path, status));
+  Result<policy::RayJob> job = decode_rayjob(item, path);
+  AuditedRayJob a{job ? std::move(job.value()) : policy::RayJob{}, std::move(status), {}, {}};
+  if (!job) {
+    a.decode_error = job.error().message;
+  }
+  const Path mpath = path.field("metadata");
+  std::optional<std::string> created;
+  RJG_RETURN_IF_ERROR(
+      json::read_string(*json::member(item, "metadata"), "creationTimestamp", mpath, created));
+  if (created) {
+    Result<std::int64_t> t = parse_rfc3339(*created);
+    if (!t) {
+      return invalid_argument(mpath.field("creationTimestamp").str() + ": " + t.error().message);
+    }
+    a.created = t.value();
+  }
+  into.push_back(std::move(a));
+  return {};
+}
+
 Status decode_owned(const Value& item, const Path& path, bool pods, OwnedObject& o) {
   RJG_RETURN_IF_ERROR(json::check_object(item, path));
   Result<const Value*> meta = json::read_object(item, "metadata", path);
@@ -377,30 +402,57 @@ Holding& Holding::operator+=(const Holding& o) {
 
 Result<ListPage<AuditedRayJob>> decode_audit_rayjobs(std::string_view text) {
   return decode_list<AuditedRayJob>(
-      text, "RayJobList", [](const Value& item, const Path& path, ListPage<AuditedRayJob>& page) -> Status {
-        policy::ReapCandidate status;
-        RJG_RETURN_IF_ERROR(decode_reap_candidate(item, path, status));
-        Result<policy::RayJob> job = decode_rayjob(item, path);
-        AuditedRayJob a{job ? std::move(job.value()) : policy::RayJob{}, std::move(status), {},
-                        {}};
-        if (!job) {
-          a.decode_error = job.error().message;
-        }
-        const Path mpath = path.field("metadata");
-        std::optional<std::string> created;
-        RJG_RETURN_IF_ERROR(json::read_string(*json::member(item, "metadata"),
-                                              "creationTimestamp", mpath, created));
-        if (created) {
-          Result<std::int64_t> t = parse_rfc3339(*created);
-          if (!t) {
-            return invalid_argument(mpath.field("creationTimestamp").str() + ": " +
-                                    t.error().message);
-          }
-          a.created = t.value();
-        }
-        page.items.push_back(std::move(a));
-        return {};
+      text, "RayJobList",
+      [](const Value& item, const Path& path, ListPage<AuditedRayJob>& page) -> Status {
+        return decode_audited(item, path, page.items);
       });
+}
+
+Result<AuditInput> decode_audit_export(std::string_view text) {
+  Result<json::Document> parsed = json::parse(text);
+  if (!parsed) {
+    return invalid_argument("list: " + parsed.error().message);
+  }
+  std::string continue_token;
+  Result<const Value*> items = list_items(parsed.value(), "", continue_token);
+  if (!items) {
+    return items.error();
+  }
+  if (!continue_token.empty()) {
+    return invalid_argument(
+        "metadata.continue: this is one page of a longer list, and the rest would be missing; "
+        "export the whole list (kubectl get ... -o json reads every page)");
+  }
+  AuditInput input;
+  const Path root("");  // a Path points at its parent, which must outlive it
+  const Path ipath = root.field("items");
+  for (rapidjson::SizeType i = 0; i < items.value()->Size(); ++i) {
+    const Value& item = (*items.value())[i];
+    const Path path = ipath.index(i);
+    if (!item.IsObject()) {
+      return json::type_error(path, "an object", item);
+    }
+    std::optional<std::string> kind;
+    RJG_RETURN_IF_ERROR(json::read_string(item, "kind", path, kind));
+    if (kind == "RayJob") {
+      RJG_RETURN_IF_ERROR(decode_audited(item, path, input.rayjobs));
+      continue;
+    }
+    std::vector<OwnedObject>* into = kind == "Job"          ? &input.jobs
+                                     : kind == "RayCluster" ? &input.clusters
+                                     : kind == "Pod"        ? &input.pods
+                                                            : nullptr;
+    if (into == nullptr) {
+      return invalid_argument(path.field("kind").str() + ": " +
+                              (kind ? "\"" + visible(*kind) + "\"" : std::string("missing")) +
+                              "; audit reads RayJob, Job, RayCluster and Pod items "
+                              "(kubectl get rayjobs,jobs,rayclusters,pods -o json)");
+    }
+    OwnedObject o;
+    RJG_RETURN_IF_ERROR(decode_owned(item, path, kind == "Pod", o));
+    into->push_back(std::move(o));
+  }
+  return input;
 }
 
 Result<ListPage<OwnedObject>> decode_owned_list(std::string_view text, bool pods) {

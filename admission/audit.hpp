@@ -110,6 +110,13 @@ struct AuditInput {
   std::vector<OwnedObject> pods;
 };
 
+// Decodes what `kubectl get rayjobs,jobs,rayclusters,pods -o json` prints (a List, or one typed
+// list) into the audit's input, each item by its kind, as the list decoders above read it.
+// Returns kInvalidArgument naming the JSON path for an item of another kind, for a list with a
+// continue token (one page of a longer list: the rest would be missing), or for what those
+// decoders refuse. Jobs, RayClusters and Pods the text lacks are absent for run_audit.
+Result<AuditInput> decode_audit_export(std::string_view text);
+
 // Judges every RayJob of `input` under `policy` at `now` (seconds since the epoch) with
 // `grace_seconds` past the TTL bounds. Each RayJob is evaluated as a CREATE in its namespace
 // (denials fail, warnings warn) and by policy::decide_quota_hold (a hold warns, with its

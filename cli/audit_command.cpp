@@ -13,6 +13,7 @@
 #include "admission/audit.hpp"
 #include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
+#include "common/file.hpp"
 #include "common/flags.hpp"
 #include "logging/log.hpp"
 #include "reaper/api_endpoint.hpp"
@@ -28,6 +29,7 @@ constexpr const char* kAuditUsage =
     "                          [-o table|json|policyreport] [--grace SECONDS]\n"
     "                          [--kubeconfig FILE | --server URL --token-file FILE --ca FILE]\n"
     "                          [--page-size N] [--timeout SECONDS]\n"
+    "       rayjob-guard audit [--policy FILE] -f FILE|- [-o ...] [--grace SECONDS]\n"
     "Reads the RayJobs in the cluster (and the Jobs, RayClusters and Pods they own) and reports\n"
     "(a) what the policy would deny (fail) or warn about if each were created now, and (b) the\n"
     "RayJobs that hold quota with nothing to free it (warn): validation-failed, past-ttl (terminal\n"
@@ -35,13 +37,17 @@ constexpr const char* kAuditUsage =
     "deployment-failed-unmatched, no-deletion, with what each holds and the namespace totals.\n"
     "Output: a table (default), -o json (an openreports.io ClusterReport) or -o policyreport (a\n"
     "List of wgpolicyk8s.io PolicyReports, one per namespace). Read-only. Without --kubeconfig or\n"
-    "--server it uses the in-cluster service account. Exit 0 when nothing was found, 1 when\n"
-    "something was, 2 on bad usage or when the API could not be read.\n";
+    "--server it uses the in-cluster service account. -f reads the objects from a file (- for\n"
+    "stdin) instead of a cluster, as `kubectl get rayjobs,jobs,rayclusters,pods -A -o json`\n"
+    "prints them (at most 256 MiB): for when the tool gets no credentials; Jobs, RayClusters and\n"
+    "Pods left out of it count as absent. Exit 0 when nothing was found, 1 when something was, 2\n"
+    "on bad usage or when the API or the file could not be read.\n";
 
 constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 struct AuditArgs {
   std::string policy_file;
+  std::string export_file;  // -f: the objects from a file, not the cluster
   std::string namespace_;
   bool all_namespaces = false;
   std::string output = "table";
@@ -58,6 +64,7 @@ struct AuditArgs {
 std::string parse(const Args& args, AuditArgs& out, bool& help) {
   Result<flags::Parsed> parsed =
       flags::parse(args, {{"--policy", "", true, flags::text(out.policy_file)},
+                          {"--filename", "-f", true, flags::text(out.export_file)},
                           {"--namespace", "-n", true, flags::text(out.namespace_)},
                           {"--all-namespaces", "-A", false, flags::on(out.all_namespaces)},
                           {"--output", "-o", true, flags::text(out.output)},
@@ -78,13 +85,18 @@ std::string parse(const Args& args, AuditArgs& out, bool& help) {
   if (!parsed.value().positional.empty()) {
     return "unexpected argument '" + parsed.value().positional.front() + "'";
   }
-  if (out.all_namespaces == !out.namespace_.empty()) {
+  const bool flags = !out.server.empty() || !out.token_file.empty() || !out.ca_file.empty();
+  if (!out.export_file.empty()) {
+    if (out.all_namespaces || !out.namespace_.empty() || flags || !out.kubeconfig.empty()) {
+      return "-f reads the objects from a file: it excludes --namespace, --all-namespaces and "
+             "the cluster's flags (--kubeconfig, --server, --token-file, --ca)";
+    }
+  } else if (out.all_namespaces == !out.namespace_.empty()) {
     return "choose exactly one of --namespace NS and --all-namespaces";
   }
   if (out.output != "table" && out.output != "json" && out.output != "policyreport") {
     return "-o must be table, json or policyreport";
   }
-  const bool flags = !out.server.empty() || !out.token_file.empty() || !out.ca_file.empty();
   if (flags && !out.kubeconfig.empty()) {
     return "--kubeconfig excludes --server/--token-file/--ca";
   }
@@ -134,39 +146,17 @@ Status list_owned(reaper::KubeApi& api, const std::string& prefix, const std::st
   });
 }
 
-int fail(const std::string& message) {
-  std::fprintf(stderr, "rayjob-guard audit: %s\n", visible(message).c_str());
-  return 2;
-}
-
-}  // namespace
-
-int run_audit(const Args& args) {
-  AuditArgs a;
-  bool help = false;
-  if (const std::string err = parse(args, a, help); !err.empty()) {
-    std::fprintf(stderr, "rayjob-guard audit: %s\n%s", visible(err).c_str(), kAuditUsage);
-    return 2;
-  }
-  if (help) {
-    std::fputs(kAuditUsage, stdout);
-    return 0;
-  }
-  // Retries are logged as warnings on stderr, like reap's; the report is stdout's alone.
-  logging::init_logging(logging::LogFormat::kText, "warn");
-  Result<admission::LoadedPolicy> policy = admission::load_policy_or_default(a.policy_file);
-  if (!policy) {
-    return fail("policy: " + policy.error().message);
-  }
+// The objects of the cluster: RayJobs, then the Jobs, RayClusters and Pods they may own.
+Result<admission::AuditInput> read_cluster(const AuditArgs& a) {
   Result<reaper::ApiEndpoint> endpoint = reaper::chosen_endpoint(
       a.kubeconfig, a.server, a.token_file, a.ca_file, kServiceAccountDir);
   if (!endpoint) {
-    return fail(endpoint.error().message);
+    return endpoint.error();
   }
   Result<std::unique_ptr<reaper::HttpsClient>> client =
       reaper::HttpsClient::create(endpoint.value(), std::chrono::seconds(a.timeout_seconds));
   if (!client) {
-    return fail(client.error().message);
+    return client.error();
   }
   reaper::Backoff backoff;
   backoff.max_attempts = 3;
@@ -197,16 +187,64 @@ int run_audit(const Args& args) {
     listed = list_owned(api, "/api/v1", "pods", a, true, input.pods);
   }
   if (!listed) {
-    return fail(listed.error().message);
+    return listed.error();
+  }
+  return input;
+}
+
+// The objects of a `kubectl get ... -o json` export.
+Result<admission::AuditInput> read_export(const std::string& path) {
+  const std::string name = path == "-" ? "stdin" : path;
+  Result<std::string> text =
+      path == "-" ? read_fd(STDIN_FILENO, name, kMaxExportBytes) : read_file(path, kMaxExportBytes);
+  if (!text) {
+    return text.error();
+  }
+  Result<admission::AuditInput> input = admission::decode_audit_export(text.value());
+  if (!input) {
+    return invalid_argument(name + ": " + input.error().message);
+  }
+  return input;
+}
+
+int fail(const std::string& message) {
+  std::fprintf(stderr, "rayjob-guard audit: %s\n", visible(message).c_str());
+  return 2;
+}
+
+}  // namespace
+
+int run_audit(const Args& args) {
+  AuditArgs a;
+  bool help = false;
+  if (const std::string err = parse(args, a, help); !err.empty()) {
+    std::fprintf(stderr, "rayjob-guard audit: %s\n%s", visible(err).c_str(), kAuditUsage);
+    return 2;
+  }
+  if (help) {
+    std::fputs(kAuditUsage, stdout);
+    return 0;
+  }
+  // Retries are logged as warnings on stderr, like reap's; the report is stdout's alone.
+  logging::init_logging(logging::LogFormat::kText, "warn");
+  Result<admission::LoadedPolicy> policy = admission::load_policy_or_default(a.policy_file);
+  if (!policy) {
+    return fail("policy: " + policy.error().message);
+  }
+  Result<admission::AuditInput> input =
+      a.export_file.empty() ? read_cluster(a) : read_export(a.export_file);
+  if (!input) {
+    return fail(input.error().message);
   }
   const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
   const admission::AuditReport report =
-      admission::run_audit(input, policy.value(), now, a.grace_seconds);
-  const std::string out = a.output == "json"           ? admission::encode_audit_json(report) + "\n"
-                          : a.output == "policyreport" ? admission::encode_audit_policyreports(report) + "\n"
-                                                       : admission::encode_audit_table(report);
+      admission::run_audit(input.value(), policy.value(), now, a.grace_seconds);
+  const std::string out = a.output == "json" ? admission::encode_audit_json(report) + "\n"
+                          : a.output == "policyreport"
+                              ? admission::encode_audit_policyreports(report) + "\n"
+                              : admission::encode_audit_table(report);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return report.found() ? 1 : 0;
 }

@@ -1,6 +1,7 @@
 // read_file: the project's one way to read a whole input (policy files, tenants' manifests and
 // reviews, kubeconfigs, the reaper's token and CA, benchmark payloads), and kMaxInputBytes, the
-// one size limit of every input path, request bodies included. Header-only like the rest of
+// one size limit of every input path, request bodies included (kMaxExportBytes: a whole
+// cluster's objects for `audit -f`, not one input object). Header-only like the rest of
 // common/; the policy layer never includes it (it does no I/O).
 #pragma once
 
@@ -22,6 +23,10 @@ namespace rjg {
 // the apiserver refuses objects over 3 MiB, and an UPDATE review carries two of them
 // (object and oldObject) plus the envelope; controller-runtime caps webhook bodies at 7 MiB too.
 inline constexpr std::size_t kMaxInputBytes = 7 * 1024 * 1024;
+
+// The largest export of a cluster's objects (`audit -f`: every RayJob, Job, RayCluster and Pod
+// of a cluster in one List, not one object): 256 MiB, about 25,000 Pods of 10 KiB.
+inline constexpr std::size_t kMaxExportBytes = 256 * 1024 * 1024;
 
 // Returns "<max_bytes> bytes (<max_bytes / MiB> MiB)" or "<max_bytes> bytes", for messages.
 inline std::string describe_limit(std::size_t max_bytes) {

@@ -247,6 +247,57 @@ TEST_F(Audit, AnUnreadableRayJobIsAnErrorAndTheRestIsJudged) {
   EXPECT_TRUE(r.found());
 }
 
+// `kubectl get rayjobs,jobs,rayclusters,pods -o json`: one List of mixed kinds gives the same
+// report as the four lists read from the API.
+TEST_F(Audit, AnExportGivesTheSameReportAsTheLists) {
+  const auto kinded = [](const std::string& kind, const std::string& item) {
+    return "{\"kind\":\"" + kind + "\"," + item.substr(1);
+  };
+  const std::string held_status = "{\"jobStatus\":\"SUCCEEDED\",\"jobDeploymentStatus\":"
+                                  "\"Complete\",\"endTime\":\"" +
+                                  at(kNow - 7200) + "\"}";
+  const std::string items =
+      kinded("Pod", owned("head", "p-2", "c-1", pod_body("Running", "1", "2Gi", "1500m"))) + "," +
+      rayjob("ok", "u-ok", "{\"jobStatus\":\"RUNNING\",\"jobDeploymentStatus\":\"Running\"}") +
+      "," + kinded("Job", owned("held", "j-1", "u-held")) + "," +
+      rayjob("held", "u-held", held_status) + "," +
+      kinded("RayCluster", owned("held-rc", "c-1", "u-held")) + "," +
+      rayjob("refused", "u-refused",
+             "{\"jobDeploymentStatus\":\"ValidationFailed\",\"message\":\"bad spec\"}") +
+      "," + kinded("Job", owned("other", "j-2", "u-ok")) + "," +
+      kinded("Pod", owned("submitter", "p-1", "j-1", pod_body("Pending", "500m", "1Gi"))) + "," +
+      kinded("Pod", owned("done", "p-3", "j-1", pod_body("Succeeded", "4", "8Gi"))) + "," +
+      kinded("Pod", owned("others", "p-4", "j-2", pod_body("Running", "8", "8Gi")));
+  Result<AuditInput> in = decode_audit_export(list("List", items));
+  ASSERT_TRUE(in) << in.error().message;
+  EXPECT_EQ(in.value().rayjobs.size(), 3u);
+  EXPECT_EQ(in.value().pods.size(), 4u);
+  EXPECT_EQ(encode_audit_json(run_audit(in.value(), policy_, kNow, 300)),
+            encode_audit_json(run_audit(input_, policy_, kNow, 300)));
+  // One typed list is an export too.
+  Result<AuditInput> typed =
+      decode_audit_export(list("RayJobList", rayjob("ok", "u-ok", "")));
+  ASSERT_TRUE(typed) << typed.error().message;
+  EXPECT_EQ(typed.value().rayjobs.size(), 1u);
+}
+
+TEST(AuditDecode, AnExportOfOtherKindsOrOnePageIsRefused) {
+  const auto err = [](const std::string& text) {
+    Result<AuditInput> r = decode_audit_export(text);
+    return r ? std::string("ok") : r.error().message;
+  };
+  EXPECT_EQ(err(list("List", "{\"kind\":\"Service\",\"metadata\":{}}")),
+            "items[0].kind: \"Service\"; audit reads RayJob, Job, RayCluster and Pod items "
+            "(kubectl get rayjobs,jobs,rayclusters,pods -o json)");
+  EXPECT_NE(err(list("List", "{\"metadata\":{}}")).find("items[0].kind: missing"),
+            std::string::npos);
+  EXPECT_NE(err("{\"kind\":\"List\",\"metadata\":{\"continue\":\"abc\"},\"items\":[]}")
+                .find("one page of a longer list"),
+            std::string::npos);
+  EXPECT_NE(err(list("List", "3")).find("items[0]"), std::string::npos);
+  EXPECT_EQ(err(list("List", "")), "ok");
+}
+
 TEST(AuditDecode, BadInputNamesItsPath) {
   const auto err = [](const std::string& text, bool pods) {
     Result<ListPage<OwnedObject>> r = decode_owned_list(text, pods);

@@ -25,7 +25,8 @@
 # rayjobs, rayclusters, jobs and pods. Checked: -o json (exactly the expected results, summary,
 # held quantities, resource uids), the table (each row, the summary line, the held-quota table),
 # exit 1; -n audit-c exit 0; --grace long enough that rj-past-ttl is not yet past its TTL;
-# -n audit-b sees only audit-b; a closed --server port exits 2; -o policyreport gives one
+# -n audit-b sees only audit-b; `kubectl get ... -o json | audit -f -` gives audit -A's report,
+# and a Service in it exits 2; a closed --server port exits 2; -o policyreport gives one
 # PolicyReport per namespace holding a result. Everything started is stopped by PID
 # (cluster.sh down), also on failure.
 set -euo pipefail
@@ -447,6 +448,35 @@ say "audit --all-namespaces -o json"
 audit all.json --all-namespaces -o json --kubeconfig "$work/audit.kubeconfig"
 ((audit_rc == 1)) || fail "audit -o json exited $audit_rc, want 1"
 verify json "$work/out/all.json" || fail "audit -o json differs from the plants"
+
+say "an export instead of credentials: kubectl get rayjobs,jobs,rayclusters,pods -A -o json | audit -f -"
+a get rayjobs,jobs,rayclusters,pods -A -o json >"$work/export.json"
+audit export.json -f - -o json <"$work/export.json"
+((audit_rc == 1)) || fail "audit -f - exited $audit_rc, want 1"
+verify json "$work/out/export.json" || fail "audit -f - differs from the plants"
+# The same results, holdings and summary as read from the API (the timestamps, and the "N ago"
+# they make, aside: the two runs are seconds apart).
+python3 - "$work/out/all.json" "$work/out/export.json" <<'PY' || fail "audit -f - differs from audit -A"
+import json, re, sys
+def strip(path):
+    doc = json.load(open(path))
+    for r in doc.get("results", []):
+        r.pop("timestamp", None)
+        r["message"] = re.sub(r"\b\d+[hms] ago\b", "N ago", r.get("message", ""))
+    return doc
+live, export = strip(sys.argv[1]), strip(sys.argv[2])
+if live != export:
+    print(json.dumps(live, sort_keys=True)[:3000], json.dumps(export, sort_keys=True)[:3000],
+          sep="\n", file=sys.stderr)
+    sys.exit(1)
+print(f"[audit-e2e] audit -f - gives audit -A's report: {len(live.get('results', []))} results")
+PY
+audit export-bad.json -f - -o json <<<'{"kind":"List","items":[{"kind":"Service","metadata":{}}]}'
+((audit_rc == 2)) || fail "audit -f - of a Service exited $audit_rc, want 2"
+grep -q 'items\[0\].kind: "Service"' "$work/out/export-bad.json.err" ||
+  fail "audit -f - of a Service: $(cat "$work/out/export-bad.json.err")"
+audit export-scope.json -f - -A <"$work/export.json"
+((audit_rc == 2)) || fail "audit -f - -A exited $audit_rc, want 2"
 
 say "audit --all-namespaces (table)"
 audit all.table --all-namespaces --kubeconfig "$work/audit.kubeconfig"
