@@ -5,7 +5,7 @@ usage: server_e2e.py --binary PATH --source-dir REPO GROUP
 
 Every server binds 127.0.0.1 port 0 and reports its ports through --port-file; certificates are
 minted at test time with certs/mint-certs.sh into a temporary directory; every process started is
-stopped by PID, also on failure. Needs python3, openssl, curl; wrk and promtool where a group uses
+stopped by PID, also on failure. Needs python3, openssl, curl, promtool; wrk where a group uses
 them. A missing tool fails the group (CI installs every tool, so a skip there would hide a test
 that never ran); RJG_ALLOW_MISSING_TOOLS=1 turns that into a skip (exit 77) for a machine that
 lacks one on purpose.
@@ -290,13 +290,11 @@ def group_basics(work, certs):
         # Metrics pass promtool, and count what happened.
         status, text = s.probe_get("/metrics")
         check(status == 200, "/metrics 200")
-        if shutil.which("promtool"):
-            lint = subprocess.run(["promtool", "check", "metrics"], input=text.encode(),
-                                  capture_output=True)
-            check(lint.returncode == 0, "promtool check metrics accepts /metrics "
-                  + lint.stdout.decode() + lint.stderr.decode())
-        else:
-            print("  skip promtool is not installed")
+        need("promtool")
+        lint = subprocess.run(["promtool", "check", "metrics"], input=text.encode(),
+                              capture_output=True)
+        check(lint.returncode == 0, "promtool check metrics accepts /metrics "
+              + lint.stdout.decode() + lint.stderr.decode())
         check(s.metric('rayjob_guard_admission_requests_total{allowed="false",operation="CREATE"}')
               >= 4, "denials counted by operation/allowed")
         check(s.metric('rayjob_guard_admission_violations_total{action="deny",rule="backoff-limit"}')
