@@ -29,7 +29,8 @@ struct Parsed {
   std::vector<std::string> positional;  // in order
 };
 
-// Parses args[1..] (args[0] is the command's name) against `table`. Returns kInvalidArgument
+// Parses args[1..] (args[0] is the command's name) against `table`, in kubectl's forms: `--name
+// VALUE`, `--name=VALUE`, `-n VALUE`, `-nVALUE` and `-n=VALUE`. Returns kInvalidArgument
 // "unknown option 'X'", "--flag needs a value", "--flag takes no value" or "--flag: <setter's
 // reason>".
 inline Result<Parsed> parse(const std::vector<std::string>& args, const std::vector<Flag>& table) {
@@ -51,9 +52,15 @@ inline Result<Parsed> parse(const std::vector<std::string>& args, const std::vec
     }
     std::string_view name = a;
     std::optional<std::string> inline_value;
-    if (const auto eq = name.find('='); a.rfind("--", 0) == 0 && eq != std::string_view::npos) {
-      inline_value = a.substr(eq + 1);
-      name = name.substr(0, eq);
+    if (a.rfind("--", 0) == 0) {
+      if (const auto eq = name.find('='); eq != std::string_view::npos) {
+        inline_value = a.substr(eq + 1);  // --namespace=NS
+        name = name.substr(0, eq);
+      }
+    } else if (a.size() > 2) {
+      // kubectl's (pflag's) short forms: -ojson, -o=json, -n=NS.
+      inline_value = a.substr(a[2] == '=' ? 3 : 2);
+      name = name.substr(0, 2);
     }
     const Flag* flag = nullptr;
     for (const Flag& f : table) {
