@@ -15,6 +15,7 @@
 #include "admission/finding_format.hpp"
 #include "admission/json_reader.hpp"
 #include "admission/rayjob_list.hpp"
+#include "common/ascii.hpp"
 #include "common/visible_text.hpp"
 #include "policy/evaluate.hpp"
 #include "policy/quota_hold.hpp"
@@ -325,8 +326,8 @@ void write_result(Writer& w, const AuditResult& r, std::int64_t now) {
   w.Key("resources");
   w.StartArray();
   w.StartObject();
-  property(w, "apiVersion", "ray.io/v1");
-  property(w, "kind", "RayJob");
+  property(w, "apiVersion", r.api_version);
+  property(w, "kind", r.kind);
   property(w, "namespace", r.namespace_);
   property(w, "name", r.name);
   property(w, "uid", r.uid);
@@ -537,12 +538,26 @@ AuditReport run_audit(const AuditInput& input, const LoadedPolicy& policy, std::
   return report;
 }
 
+void add_results(AuditReport& report, std::vector<AuditResult> results) {
+  for (AuditResult& r : results) {
+    (r.outcome == AuditOutcome::kFail   ? report.fail
+     : r.outcome == AuditOutcome::kWarn ? report.warn
+                                        : report.error)++;
+    report.results.push_back(std::move(r));
+  }
+  std::stable_sort(report.results.begin(), report.results.end(),
+                   [](const AuditResult& a, const AuditResult& b) {
+                     return a.namespace_ < b.namespace_;
+                   });
+}
+
 std::string encode_audit_table(const AuditReport& report) {
   std::vector<std::vector<std::string>> rows{
       {"NAMESPACE", "RAYJOB", "RULE", "RESULT", "STATUS", "AGE", "MESSAGE"}};
   for (const AuditResult& r : report.results) {
-    rows.push_back({r.namespace_, r.name, r.rule, outcome_name(r.outcome), r.status,
-                    age_text(r.age_seconds), r.message});
+    rows.push_back({r.namespace_, r.kind == "RayJob" ? r.name : ascii_lower(r.kind) + "/" + r.name,
+                    r.rule, outcome_name(r.outcome), r.status, age_text(r.age_seconds),
+                    r.message});
   }
   std::string out = report.results.empty() ? "No RayJob breaks the policy or holds quota for "
                                              "nothing.\n"

@@ -74,8 +74,10 @@ struct Holding {
 
 enum class AuditOutcome { kFail, kWarn, kError };
 
-// One line of the report.
+// One line of the report: about a RayJob, or (operator_drift) about another object.
 struct AuditResult {
+  std::string api_version = "ray.io/v1";
+  std::string kind = "RayJob";
   std::string namespace_;
   std::string name;
   std::string uid;
@@ -124,7 +126,12 @@ Result<AuditInput> decode_audit_export(std::string_view text);
 AuditReport run_audit(const AuditInput& input, const LoadedPolicy& policy, std::int64_t now,
                       std::int64_t grace_seconds);
 
-// A report for people: NAMESPACE RAYJOB RULE RESULT STATUS AGE MESSAGE, the summary line
+// Adds results about other objects than RayJobs (operator_drift) to `report`, counted and
+// ordered like the others.
+void add_results(AuditReport& report, std::vector<AuditResult> results);
+
+// A report for people: NAMESPACE RAYJOB RULE RESULT STATUS AGE MESSAGE (an object that is not a
+// RayJob is named kind/name there), the summary line
 // "pass: N, fail: N, warn: N, error: N, skip: 0", then the held-quota totals per namespace.
 std::string encode_audit_table(const AuditReport& report);
 // One openreports.io/v1alpha1 ClusterReport (source rayjob-guard), compact JSON.

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "admission/audit.hpp"
+#include "admission/operator_drift.hpp"
 #include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
 #include "common/file.hpp"
@@ -34,7 +35,10 @@ constexpr const char* kAuditUsage =
     "(a) what the policy would deny (fail) or warn about if each were created now, and (b) the\n"
     "RayJobs that hold quota with nothing to free it (warn): validation-failed, past-ttl (terminal\n"
     "longer than the policy's TTL bound plus --grace, default 300), existing-cluster,\n"
-    "deployment-failed-unmatched, no-deletion, with what each holds and the namespace totals.\n"
+    "deployment-failed-unmatched, no-deletion, with what each holds and the namespace totals;\n"
+    "with --all-namespaces also (c) operator-drift (warn): where the KubeRay operator's\n"
+    "Deployment (label app.kubernetes.io/component=kuberay-operator) runs another version,\n"
+    "other feature gates or another delete-after-finish setting than the policy says.\n"
     "Output: a table (default), -o json (an openreports.io ClusterReport) or -o policyreport (a\n"
     "List of wgpolicyk8s.io PolicyReports, one per namespace). Read-only. Without --kubeconfig or\n"
     "--server it uses the in-cluster service account. -f reads the objects from a file (- for\n"
@@ -146,8 +150,41 @@ Status list_owned(reaper::KubeApi& api, const std::string& prefix, const std::st
   });
 }
 
-// The objects of the cluster: RayJobs, then the Jobs, RayClusters and Pods they may own.
-Result<admission::AuditInput> read_cluster(const AuditArgs& a) {
+// With --all-namespaces, the KubeRay operator's Deployments, wherever they run (selected by
+// kOperatorSelector). A 404 (no apps API) is none.
+Result<std::vector<admission::OperatorDeployment>> read_operators(const AuditArgs& a,
+                                                                   reaper::KubeApi& api) {
+  std::vector<admission::OperatorDeployment> out;
+  std::string token;
+  do {
+    const std::string target =
+        reaper::collection_target("/apis/apps/v1", "deployments", "",
+                                  static_cast<int>(a.page_size), token) +
+        "&labelSelector=" + reaper::url_escape(std::string(admission::kOperatorSelector));
+    Result<std::optional<std::string>> body = api.get(target);
+    if (!body) {
+      return body.error();
+    }
+    if (!body.value()) {
+      return out;
+    }
+    Result<admission::ListPage<admission::OperatorDeployment>> page =
+        admission::decode_operator_deployments(*body.value());
+    if (!page) {
+      return invalid_argument("GET " + target + ": " + page.error().message);
+    }
+    for (admission::OperatorDeployment& d : page.value().items) {
+      out.push_back(std::move(d));
+    }
+    token = std::move(page.value().continue_token);
+  } while (!token.empty());
+  return out;
+}
+
+// The objects of the cluster: RayJobs, then the Jobs, RayClusters and Pods they may own; with
+// --all-namespaces, the operator's Deployments into `operators`.
+Result<admission::AuditInput> read_cluster(const AuditArgs& a,
+                                           std::vector<admission::OperatorDeployment>& operators) {
   Result<reaper::ApiEndpoint> endpoint = reaper::chosen_endpoint(
       a.kubeconfig, a.server, a.token_file, a.ca_file, kServiceAccountDir);
   if (!endpoint) {
@@ -189,8 +226,16 @@ Result<admission::AuditInput> read_cluster(const AuditArgs& a) {
   if (!listed) {
     return listed.error();
   }
+  if (a.all_namespaces) {
+    Result<std::vector<admission::OperatorDeployment>> found = read_operators(a, api);
+    if (!found) {
+      return found.error();
+    }
+    operators = std::move(found.value());
+  }
   return input;
 }
+
 
 // The objects of a `kubectl get ... -o json` export.
 Result<admission::AuditInput> read_export(const std::string& path) {
@@ -231,16 +276,24 @@ int run_audit(const Args& args) {
   if (!policy) {
     return fail("policy: " + policy.error().message);
   }
+  std::vector<admission::OperatorDeployment> operators;
   Result<admission::AuditInput> input =
-      a.export_file.empty() ? read_cluster(a) : read_export(a.export_file);
+      a.export_file.empty() ? read_cluster(a, operators) : read_export(a.export_file);
   if (!input) {
     return fail(input.error().message);
   }
   const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
                                std::chrono::system_clock::now().time_since_epoch())
                                .count();
-  const admission::AuditReport report =
+  admission::AuditReport report =
       admission::run_audit(input.value(), policy.value(), now, a.grace_seconds);
+  if (a.all_namespaces && operators.empty()) {
+    std::fprintf(stderr,
+                 "rayjob-guard audit: note: no Deployment labelled %s, so the policy's "
+                 "kuberay.version and featureGates were not compared with a running operator\n",
+                 std::string(admission::kOperatorSelector).c_str());
+  }
+  admission::add_results(report, admission::operator_drift(operators, policy.value().config));
   const std::string out = a.output == "json" ? admission::encode_audit_json(report) + "\n"
                           : a.output == "policyreport"
                               ? admission::encode_audit_policyreports(report) + "\n"

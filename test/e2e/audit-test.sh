@@ -123,7 +123,9 @@ a() { "$KUBECTL" --kubeconfig "$work/audit.kubeconfig" "$@"; }
 [[ $(a auth can-i list pods --all-namespaces) == yes ]] || fail "the auditor cannot list pods"
 [[ $(a auth can-i delete rayjobs.ray.io -n audit-a 2>/dev/null || true) == no ]] || fail "the auditor may delete rayjobs"
 [[ $(a auth can-i patch rayjobs.ray.io -n audit-a 2>/dev/null || true) == no ]] || fail "the auditor may patch rayjobs"
-echo "[audit-e2e] auditor SA: get/list rayjobs, rayclusters, jobs, pods only"
+[[ $(a auth can-i list deployments.apps --all-namespaces) == yes ]] || fail "the auditor cannot list deployments"
+[[ $(a auth can-i patch deployments.apps -n audit-a 2>/dev/null || true) == no ]] || fail "the auditor may patch deployments"
+echo "[audit-e2e] auditor SA: get/list rayjobs, rayclusters, jobs, pods, deployments only"
 
 # audit ARGS...: runs audit as the auditor with the test's policy; stdout to $work/out/NAME,
 # stderr to $work/out/NAME.err, where NAME is the first argument; sets audit_rc.
@@ -516,6 +518,58 @@ cat "$work/out/closed.table.err"
 say "audit without a scope: exit 2"
 audit noscope.table --kubeconfig "$work/audit.kubeconfig"
 ((audit_rc == 2)) || fail "audit without --namespace/--all-namespaces exited $audit_rc, want 2"
+
+say "operator-drift: a KubeRay v1.5.0 operator whose gates Helm replaced, against a policy of 1.6"
+k create namespace ray-system >/dev/null
+# The Deployment as KubeRay's Helm chart renders it (this cluster runs no controllers: it stays
+# an object, which is all audit reads).
+k apply -f - >/dev/null <<'DEPLOY'
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: kuberay-operator
+  namespace: ray-system
+  labels: {app.kubernetes.io/name: kuberay-operator, app.kubernetes.io/component: kuberay-operator}
+spec:
+  selector: {matchLabels: {app.kubernetes.io/name: kuberay-operator}}
+  template:
+    metadata: {labels: {app.kubernetes.io/name: kuberay-operator, app.kubernetes.io/component: kuberay-operator}}
+    spec:
+      containers:
+        - name: kuberay-operator
+          image: quay.io/kuberay/operator:v1.5.0
+          command: ["/manager"]
+          args: ["--feature-gates=RayJobDeletionPolicy=false,RayCronJob=true", "--enable-leader-election=true"]
+DEPLOY
+audit drift.json --all-namespaces -o json --kubeconfig "$work/audit.kubeconfig"
+((audit_rc == 1)) || fail "audit with a drifted operator exited $audit_rc, want 1"
+python3 - "$work/out/drift.json" <<'PY' || fail "operator-drift results differ"
+import json, sys
+results = [r for r in json.load(open(sys.argv[1]))["results"] if r["rule"] == "operator-drift"]
+got = sorted((r["resources"][0]["kind"], r["resources"][0]["namespace"], r["properties"]["field"],
+              r["message"].split(";")[0].split(": ", 1)[1]) for r in results)
+f = "spec.template.spec.containers[kuberay-operator]"
+op = "the operator in ray-system/kuberay-operator"
+want = sorted([
+    ("Deployment", "ray-system", f + ".image",
+     op + " is 1.5 (quay.io/kuberay/operator:v1.5.0) and the policy says kuberay.version 1.6, so "
+     "admission judges by another operator's rules"),
+    ("Deployment", "ray-system", f + ".args",
+     op + " runs feature gate RayJobDeletionPolicy off and the policy says on"),
+    ("Deployment", "ray-system", f + ".args",
+     op + " runs feature gate RayMultiHostIndexing off and the policy says on"),
+    ("Deployment", "ray-system", f + ".args",
+     op + " is given feature gate RayCronJob, which KubeRay 1.5 does not have: the operator "
+     "refuses to start with it"),
+])
+if got != want:
+    print("got: ", json.dumps(got, indent=1), "\nwant:", json.dumps(want, indent=1), file=sys.stderr)
+    sys.exit(1)
+print(f"[audit-e2e] operator-drift: {len(results)} results, each naming the policy line")
+PY
+# The JSON escapes the quotes of the line to set.
+grep -qF 'set kuberay.version: \"1.5\"' "$work/out/drift.json" ||
+  fail 'operator-drift does not name kuberay.version: "1.5"'
 
 say "audit changed nothing"
 [[ $(k get rayjobs -A --no-headers | wc -l) == 7 ]] || fail "RayJobs were deleted or added"
