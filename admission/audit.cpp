@@ -60,25 +60,16 @@ Result<const Value*> list_items(const json::Document& doc, std::string_view kind
   return items.value();
 }
 
-// Parses one list page (of `kind`, unless empty) and hands each item and its path to `each`, which appends to the page;
-// the first error stops the decoding.
+// One page of T: decode_list_page, each item appended by `each(item, path, page)`.
 template <typename T, typename Each>
 Result<ListPage<T>> decode_list(std::string_view text, std::string_view kind, Each each) {
-  Result<json::Document> parsed = json::parse(text);
-  if (!parsed) {
-    return invalid_argument((kind.empty() ? std::string("list") : std::string(kind)) + ": " +
-                            parsed.error().message);
-  }
   ListPage<T> page;
-  Result<const Value*> items = list_items(parsed.value(), kind, page.continue_token);
-  if (!items) {
-    return items.error();
+  Result<std::string> token = decode_list_page(
+      text, kind, [&](const Value& item, const Path& path) { return each(item, path, page); });
+  if (!token) {
+    return token.error();
   }
-  const Path root("");
-  const Path ipath = root.field("items");
-  for (rapidjson::SizeType i = 0; i < items.value()->Size(); ++i) {
-    RJG_RETURN_IF_ERROR(each((*items.value())[i], ipath.index(i), page));
-  }
+  page.continue_token = std::move(token.value());
   return page;
 }
 
@@ -401,6 +392,27 @@ Holding& Holding::operator+=(const Holding& o) {
   return *this;
 }
 
+Result<std::string> decode_list_page(
+    std::string_view text, std::string_view kind,
+    const std::function<Status(const json::Value& item, const json::Path& path)>& each) {
+  Result<json::Document> parsed = json::parse(text);
+  if (!parsed) {
+    return invalid_argument((kind.empty() ? std::string("list") : std::string(kind)) + ": " +
+                            parsed.error().message);
+  }
+  std::string continue_token;
+  Result<const Value*> items = list_items(parsed.value(), kind, continue_token);
+  if (!items) {
+    return items.error();
+  }
+  const Path root("");  // a Path points at its parent, which must outlive it
+  const Path ipath = root.field("items");
+  for (rapidjson::SizeType i = 0; i < items.value()->Size(); ++i) {
+    RJG_RETURN_IF_ERROR(each((*items.value())[i], ipath.index(i)));
+  }
+  return continue_token;
+}
+
 Result<ListPage<AuditedRayJob>> decode_audit_rayjobs(std::string_view text) {
   return decode_list<AuditedRayJob>(
       text, "RayJobList",
@@ -410,48 +422,40 @@ Result<ListPage<AuditedRayJob>> decode_audit_rayjobs(std::string_view text) {
 }
 
 Result<AuditInput> decode_audit_export(std::string_view text) {
-  Result<json::Document> parsed = json::parse(text);
-  if (!parsed) {
-    return invalid_argument("list: " + parsed.error().message);
+  AuditInput input;
+  Result<std::string> token =
+      decode_list_page(text, "", [&input](const Value& item, const Path& path) -> Status {
+        if (!item.IsObject()) {
+          return json::type_error(path, "an object", item);
+        }
+        std::optional<std::string> kind;
+        RJG_RETURN_IF_ERROR(json::read_string(item, "kind", path, kind));
+        if (kind == "RayJob") {
+          return decode_audited(item, path, input.rayjobs);
+        }
+        std::vector<OwnedObject>* into = kind == "Job"          ? &input.jobs
+                                         : kind == "RayCluster" ? &input.clusters
+                                         : kind == "Pod"        ? &input.pods
+                                                                : nullptr;
+        if (into == nullptr) {
+          return invalid_argument(
+              path.field("kind").str() + ": " +
+              (kind ? "\"" + visible(*kind) + "\"" : std::string("missing")) +
+              "; audit reads RayJob, Job, RayCluster and Pod items "
+              "(kubectl get rayjobs,jobs,rayclusters,pods -o json)");
+        }
+        OwnedObject o;
+        RJG_RETURN_IF_ERROR(decode_owned(item, path, kind == "Pod", o));
+        into->push_back(std::move(o));
+        return {};
+      });
+  if (!token) {
+    return token.error();
   }
-  std::string continue_token;
-  Result<const Value*> items = list_items(parsed.value(), "", continue_token);
-  if (!items) {
-    return items.error();
-  }
-  if (!continue_token.empty()) {
+  if (!token.value().empty()) {
     return invalid_argument(
         "metadata.continue: this is one page of a longer list, and the rest would be missing; "
         "export the whole list (kubectl get ... -o json reads every page)");
-  }
-  AuditInput input;
-  const Path root("");  // a Path points at its parent, which must outlive it
-  const Path ipath = root.field("items");
-  for (rapidjson::SizeType i = 0; i < items.value()->Size(); ++i) {
-    const Value& item = (*items.value())[i];
-    const Path path = ipath.index(i);
-    if (!item.IsObject()) {
-      return json::type_error(path, "an object", item);
-    }
-    std::optional<std::string> kind;
-    RJG_RETURN_IF_ERROR(json::read_string(item, "kind", path, kind));
-    if (kind == "RayJob") {
-      RJG_RETURN_IF_ERROR(decode_audited(item, path, input.rayjobs));
-      continue;
-    }
-    std::vector<OwnedObject>* into = kind == "Job"          ? &input.jobs
-                                     : kind == "RayCluster" ? &input.clusters
-                                     : kind == "Pod"        ? &input.pods
-                                                            : nullptr;
-    if (into == nullptr) {
-      return invalid_argument(path.field("kind").str() + ": " +
-                              (kind ? "\"" + visible(*kind) + "\"" : std::string("missing")) +
-                              "; audit reads RayJob, Job, RayCluster and Pod items "
-                              "(kubectl get rayjobs,jobs,rayclusters,pods -o json)");
-    }
-    OwnedObject o;
-    RJG_RETURN_IF_ERROR(decode_owned(item, path, kind == "Pod", o));
-    into->push_back(std::move(o));
   }
   return input;
 }

@@ -298,33 +298,18 @@ void drift_of(const OperatorDeployment& d, const policy::PolicyConfig& policy,
 }  // namespace
 
 Result<ListPage<OperatorDeployment>> decode_operator_deployments(std::string_view text) {
-  Result<json::Document> parsed = json::parse(text);
-  if (!parsed) {
-    return invalid_argument("DeploymentList: " + parsed.error().message);
-  }
-  const Value& doc = parsed.value();
-  const Path root("");
-  if (!doc.IsObject()) {
-    return json::type_error(root, "a list object", doc);
-  }
   ListPage<OperatorDeployment> page;
-  if (const Value* meta = json::member(doc, "metadata"); meta != nullptr && meta->IsObject()) {
-    RJG_RETURN_IF_ERROR(
-        json::read_string(*meta, "continue", root.field("metadata"), page.continue_token));
+  Result<std::string> token =
+      decode_list_page(text, "", [&page](const Value& item, const Path& path) -> Status {
+        OperatorDeployment d;
+        RJG_RETURN_IF_ERROR(decode_deployment(item, path, d));
+        page.items.push_back(std::move(d));
+        return {};
+      });
+  if (!token) {
+    return token.error();
   }
-  Result<const Value*> items = json::read_array(doc, "items", root);
-  if (!items) {
-    return items.error();
-  }
-  if (items.value() == nullptr) {
-    return invalid_argument("items: required array is missing");
-  }
-  const Path ipath = root.field("items");
-  for (rapidjson::SizeType i = 0; i < items.value()->Size(); ++i) {
-    OperatorDeployment d;
-    RJG_RETURN_IF_ERROR(decode_deployment((*items.value())[i], ipath.index(i), d));
-    page.items.push_back(std::move(d));
-  }
+  page.continue_token = std::move(token.value());
   return page;
 }
 

@@ -110,15 +110,20 @@ std::string parse(const Args& args, AuditArgs& out, bool& help) {
   return "";
 }
 
-// Every page of one collection, each handed to `take`. A collection the cluster does not serve
-// (404) is empty: a cluster without the RayCluster CRD has no RayClusters.
+// Every page of one collection (only the objects matching `label_selector` when not empty),
+// each handed to `take`. A collection the cluster does not serve (404) is empty: a cluster
+// without the RayCluster CRD has no RayClusters.
 Status list_all(reaper::KubeApi& api, const std::string& prefix, const std::string& resource,
-                const AuditArgs& a, const std::function<Result<std::string>(std::string_view)>& take) {
+                const AuditArgs& a, const std::function<Result<std::string>(std::string_view)>& take,
+                std::string_view label_selector = {}) {
   std::string token;
   do {
-    const std::string target = reaper::collection_target(
+    std::string target = reaper::collection_target(
         prefix, resource, a.all_namespaces ? "" : a.namespace_, static_cast<int>(a.page_size),
         token);
+    if (!label_selector.empty()) {
+      target += "&labelSelector=" + reaper::url_escape(std::string(label_selector));
+    }
     Result<std::optional<std::string>> body = api.get(target);
     if (!body) {
       return body.error();
@@ -155,29 +160,23 @@ Status list_owned(reaper::KubeApi& api, const std::string& prefix, const std::st
 Result<std::vector<admission::OperatorDeployment>> read_operators(const AuditArgs& a,
                                                                    reaper::KubeApi& api) {
   std::vector<admission::OperatorDeployment> out;
-  std::string token;
-  do {
-    const std::string target =
-        reaper::collection_target("/apis/apps/v1", "deployments", "",
-                                  static_cast<int>(a.page_size), token) +
-        "&labelSelector=" + reaper::url_escape(std::string(admission::kOperatorSelector));
-    Result<std::optional<std::string>> body = api.get(target);
-    if (!body) {
-      return body.error();
-    }
-    if (!body.value()) {
-      return out;
-    }
-    Result<admission::ListPage<admission::OperatorDeployment>> page =
-        admission::decode_operator_deployments(*body.value());
-    if (!page) {
-      return invalid_argument("GET " + target + ": " + page.error().message);
-    }
-    for (admission::OperatorDeployment& d : page.value().items) {
-      out.push_back(std::move(d));
-    }
-    token = std::move(page.value().continue_token);
-  } while (!token.empty());
+  Status listed = list_all(
+      api, "/apis/apps/v1", "deployments", a,
+      [&out](std::string_view text) -> Result<std::string> {
+        Result<admission::ListPage<admission::OperatorDeployment>> page =
+            admission::decode_operator_deployments(text);
+        if (!page) {
+          return page.error();
+        }
+        for (admission::OperatorDeployment& d : page.value().items) {
+          out.push_back(std::move(d));
+        }
+        return std::move(page.value().continue_token);
+      },
+      admission::kOperatorSelector);
+  if (!listed) {
+    return listed.error();
+  }
   return out;
 }
 
