@@ -14,6 +14,7 @@
 #include "admission/operator_drift.hpp"
 #include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
+#include "cli/input.hpp"
 #include "common/file.hpp"
 #include "common/flags.hpp"
 #include "logging/log.hpp"
@@ -238,12 +239,11 @@ Result<admission::AuditInput> read_cluster(const AuditArgs& a,
 
 // The objects of a `kubectl get ... -o json` export.
 Result<admission::AuditInput> read_export(const std::string& path) {
-  const std::string name = path == "-" ? "stdin" : path;
-  Result<std::string> text =
-      path == "-" ? read_fd(STDIN_FILENO, name, kMaxExportBytes) : read_file(path, kMaxExportBytes);
+  Result<std::string> text = read_input(path, kMaxExportBytes);
   if (!text) {
     return text.error();
   }
+  const std::string name = path == "-" ? "stdin" : path;
   Result<admission::AuditInput> input = admission::decode_audit_export(text.value());
   if (!input) {
     return invalid_argument(name + ": " + input.error().message);

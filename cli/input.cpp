@@ -11,11 +11,11 @@
 
 namespace rjg::cli {
 
-Result<std::string> read_input(const std::string& path) {
+Result<std::string> read_input(const std::string& path, std::size_t max_bytes) {
   if (path != "-") {
-    return read_file(path);
+    return read_file(path, max_bytes);
   }
-  return read_fd(STDIN_FILENO, "stdin");
+  return read_fd(STDIN_FILENO, "stdin", max_bytes);
 }
 
 int usage_error(const char* command, const std::string& message) {
