@@ -106,15 +106,16 @@ Status add_requests(const Value& spec, std::string_view key, const Path& path, b
     if (req.value() == nullptr) {
       continue;
     }
+    const Path requests = rpath.field("requests");
     for (const auto& [name, into] : {std::pair{"cpu", &cpu}, std::pair{"memory", &memory}}) {
       std::optional<std::string> text;
-      RJG_RETURN_IF_ERROR(json::read_string(*req.value(), name, rpath.field("requests"), text));
+      RJG_RETURN_IF_ERROR(json::read_string(*req.value(), name, requests, text));
       if (!text) {
         continue;
       }
       std::optional<policy::Quantity> q = policy::Quantity::parse(*text);
       if (!q) {
-        return invalid_argument(rpath.field("requests").field(name).str() + ": \"" + *text +
+        return invalid_argument(requests.field(name).str() + ": \"" + *text +
                                 "\" is not a Kubernetes quantity");
       }
       *into = largest ? std::max(*into, *q) : *into + *q;

@@ -33,9 +33,13 @@ class Path {
 
   // The path of member `key` of this value. The characters of `key` must outlive the returned
   // Path (string literals, or keys in the parsed document).
-  Path field(std::string_view key) const { return Path(this, key, kNoIndex); }
+  Path field(std::string_view key) const& { return Path(this, key, kNoIndex); }
   // The path of element `index` of this array.
-  Path index(std::size_t i) const { return Path(this, {}, i); }
+  Path index(std::size_t i) const& { return Path(this, {}, i); }
+  // Not on a temporary: the child would point at a parent that dies at the end of the
+  // statement. Name each level (`const Path spec = path.field("spec");`).
+  Path field(std::string_view key) const&& = delete;
+  Path index(std::size_t i) const&& = delete;
 
   // Returns the dotted text: "request.object.spec.backoffLimit", "spec.containers[2]".
   std::string str() const;

@@ -92,11 +92,12 @@ Status check_pattern(const std::string& pattern, const Path& path) {
 Status read_patterns(const Value& obj, std::string_view key, const Path& path,
                      std::vector<std::string>& out) {
   RJG_RETURN_IF_ERROR(json::read_string_list(obj, key, path, out));
+  const Path list = path.field(key);
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i].empty()) {
-      return at(path.field(key).index(i), "an image pattern must not be empty");
+      return at(list.index(i), "an image pattern must not be empty");
     }
-    RJG_RETURN_IF_ERROR(check_pattern(out[i], path.field(key).index(i)));
+    RJG_RETURN_IF_ERROR(check_pattern(out[i], list.index(i)));
   }
   return {};
 }
