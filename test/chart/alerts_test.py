@@ -68,6 +68,7 @@ def promtool_test(spec, subdir):
 
 
 def main():
+    ok(shutil.which("promtool"), "promtool on PATH (Debian package prometheus, in scripts/install-deps.sh)")
     os.makedirs(WORK, exist_ok=True)
     spec = render()
     alerts = [r["alert"] for g in spec["groups"] for r in g["rules"] if "alert" in r]

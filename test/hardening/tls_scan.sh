@@ -10,9 +10,8 @@
 #   to Heartbleed;
 # - openssl s_client: TLS 1.1 and a CBC suite are refused; ALPN `http/1.1` is selected, and an
 #   `h2`-only offer gets no ALPN (handshake still succeeds, as the contract asks);
-# - testssl (when installed, skipped with --no-testssl): no finding marked "NOT ok" or
-#   "VULNERABLE".
-# Installs sslscan/testssl.sh with apt-get when missing and running as root.
+# - testssl (not with --no-testssl): no finding marked "NOT ok" or "VULNERABLE".
+# A missing tool (sslscan, openssl, testssl: scripts/install-deps.sh installs them) fails the scan.
 set -euo pipefail
 
 die() { echo "tls_scan: $*" >&2; exit 2; }
@@ -29,19 +28,10 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$binary" ] || die "--binary must name the rayjob-guard executable"
 
-need=()
-command -v sslscan >/dev/null || need+=(sslscan)
-[ "$use_testssl" = 0 ] || command -v testssl >/dev/null || need+=(testssl.sh)
-if [ ${#need[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ]; then
-    apt-get install -y "${need[@]}" >/dev/null 2>&1 || echo "tls_scan: could not install ${need[*]}" >&2
-  fi
-fi
 command -v sslscan >/dev/null || die "sslscan is not installed (apt-get install -y sslscan)"
 command -v openssl >/dev/null || die "openssl is not installed"
-if [ "$use_testssl" = 1 ] && ! command -v testssl >/dev/null; then
-  echo "tls_scan: testssl not installed; skipping that part" >&2
-  use_testssl=0
+if [ "$use_testssl" = 1 ]; then
+  command -v testssl >/dev/null || die "testssl is not installed (apt-get install -y testssl.sh; --no-testssl leaves that part out)"
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rjg-tls-scan.XXXXXX")

@@ -6,6 +6,7 @@ the policy ConfigMap, the tenant quota. Prints each check; exit 1 on the first f
 usage: manifests_test.py REPO_DIR [KUBECTL]
 """
 import os
+import shutil
 import subprocess
 import sys
 
@@ -172,6 +173,7 @@ def check_common(docs, label):
 
 
 def main():
+    ok(shutil.which(KUBECTL), f"kubectl is installed ({KUBECTL} not found; scripts/test.sh builds the pinned one)")
     base = render("manifests/base")
     _, _, policy = check_common(base, "base")
     default_file = os.path.join(REPO, "admission", "default_policy.yaml")
