@@ -1,4 +1,5 @@
-// The CRD structural defaults of ray.io/v1 RayJob by KubeRay version (kuberay-rayjob.md §1.1).
+// The CRD structural defaults of ray.io/v1 RayJob by KubeRay version (the `default:` markers of
+// the RayJob CRD, config/crd/bases/ray.io_rayjobs.yaml at each KubeRay tag).
 #include "policy/crd_defaults.hpp"
 
 #include <cstdint>

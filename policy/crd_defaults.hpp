@@ -1,5 +1,5 @@
 // apply_crd_defaults(): the defaults the apiserver's CRD structural defaulting writes into a
-// RayJob before any validating webhook sees it (kuberay-rayjob.md §1.1). `rayjob-guard check`
+// RayJob before any validating webhook sees it (the CRD's `default:` markers). `rayjob-guard check`
 // has no apiserver, so it applies them itself and a manifest is judged exactly as the webhook
 // would see it after `kubectl create`.
 #pragma once

@@ -1,6 +1,7 @@
 // The worst-case quota footprint of a RayJob. Mirrors what KubeRay creates (head pod with the
 // autoscaler and SidecarMode submitter containers, worker groups, the K8sJobMode submitter pod;
-// kuberay-rayjob.md §8) and how Kubernetes' pod quota evaluator charges a pod.
+// ray-operator's controllers/ray/common/pod.go and job.go) and how Kubernetes' pod quota evaluator
+// charges a pod.
 #include "policy/pod_footprint.hpp"
 
 #include <algorithm>

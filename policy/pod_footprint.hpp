@@ -95,7 +95,7 @@ struct PodFootprint {
   static Quantity per_pod_amount(const FootprintPart& p, std::string_view key);
 };
 
-// Computes the worst-case footprint of `job` (see kuberay-rayjob.md §8). The parts point into
+// Computes the worst-case footprint of `job` (docs/rules.md, quota-fit). The parts point into
 // `job`, which must outlive the result:
 // - head pod (when rayClusterSpec is set): its containers, plus the autoscaler sidecar when
 //   enableInTreeAutoscaling is true (500m/512Mi requests = limits unless

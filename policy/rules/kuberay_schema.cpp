@@ -2,7 +2,8 @@
 // (ValidateRayJobMetadata, ValidateRayJobSpec, the RayJob-relevant part of ValidateRayClusterSpec,
 // and the CRD's own enums and CEL rules), and uses no field that version does not know.
 // Whatever the operator rejects never runs, yet the RayJob stays and holds quota: in 1.5+ in
-// JobDeploymentStatus ValidationFailed, in 1.1-1.4 as an endless requeue (kuberay-rayjob.md §7).
+// JobDeploymentStatus ValidationFailed, in 1.1-1.4 as an endless requeue (rayjob_controller.go;
+// docs/lifecycle.md).
 // Which submissionMode values a version knows is submission-mode's, so it is reported once.
 // A field whose value is what the operator does without it (backoffLimit 0, numOfHosts 1) is not
 // reported as unknown: a CRD newer than the operator writes exactly those as defaults.
@@ -36,7 +37,7 @@ constexpr std::array<std::string_view, 4> kDeletionPolicies = {"DeleteCluster", 
 
 // Each check the operator runs after admission, with the minor versions (1.from .. 1.to) whose
 // operator runs it (read in ray-operator/controllers/ray/utils/validation.go and, before 1.3,
-// rayjob_controller.go at each tag). kuberay-rayjob.md §7.3 is the summary.
+// rayjob_controller.go at each tag). docs/rules.md, kuberay-schema, is the summary.
 enum class Op {
   kSuspendNeedsShutdown,      // suspend requires shutdownAfterJobFinishes
   kSuspendWithSelector,       // no suspend in clusterSelector mode

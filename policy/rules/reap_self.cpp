@@ -1,6 +1,6 @@
 // reap-self: the RayJob deletes itself after success and after failure, so
 // count/rayjobs.ray.io and count/jobs.batch return to zero, by the policy's lifecycle mode
-// (kuberay-rayjob.md §4, §6.3). Only presence and shape are checked here; the TTL values are
+// (docs/lifecycle.md says which mode is leak-free on which operator). Only presence and shape are checked here; the TTL values are
 // reap-ttl's, and the validity of the deletion fields for the operator is kuberay-schema's.
 #include <iterator>
 #include <string>

@@ -18,6 +18,8 @@ What is checked, against what the binary and the build expose:
       <placeholder> segment matches any key) -> the keys of `rayjob-guard policy default`
       (commented-out example keys included: the binary prints them), or else a test (or group of
       tests) of `ctest -N`, which can look the same (`lifecycle.values`)
+  documents cited by name (`docs/NAME.md`, `NAME.md`) in any file of the repository, comments
+      included -> a tracked file whose path ends so; names in capitals (FILE.md) are placeholders
 Nothing is allow-listed. Every miss is printed as FILE:LINE: what; exit 1 if there is one.
 The server is stopped by PID, also on failure.
 """
@@ -323,6 +325,33 @@ def check_policy_keys(lines, keys, tests, misses):
                               "test of `ctest -N`")
 
 
+CITATION = re.compile(r"(?<![\w$/.<>-])((?:docs/)?[A-Za-z0-9_-]+\.md)\b")
+
+
+def check_citations(misses):
+    """Every document a file of the repository names exists in the repository."""
+    root = ARGS.source_dir
+    files = [f for f in subprocess.run(["git", "-C", root, "ls-files", "-z"], capture_output=True,
+                                       text=True, timeout=60, check=True).stdout.split("\0") if f]
+    tracked = set(files)
+    for rel in files:
+        path = os.path.join(root, rel)
+        if os.path.islink(path) or not os.path.isfile(path):
+            continue
+        try:
+            text = open(path, encoding="utf-8").read()
+        except UnicodeDecodeError:
+            continue
+        for n, line in enumerate(text.splitlines(), 1):
+            for name in CITATION.findall(line):
+                stem = os.path.basename(name)[:-3]
+                if stem.isupper() and stem not in ("README", "CONTRIBUTING"):
+                    continue  # FILE.md: a placeholder
+                if name in tracked or any(f.endswith("/" + name) for f in tracked):
+                    continue
+                misses.append(f"{rel}:{n}: cites {name}, which is not in the repository")
+
+
 def main():
     global ARGS
     p = argparse.ArgumentParser()
@@ -339,6 +368,8 @@ def main():
     check_flags(lines, flags_exposed(), misses)
     check_rules(lines, rule_ids_exposed(), misses)
     check_policy_keys(lines, policy_keys_exposed(), tests_exposed(), misses)
+    if not ARGS.docs:
+        check_citations(misses)
     misses = list(dict.fromkeys(misses))  # one line per distinct miss, in order
     for m in misses:
         print("FAIL " + m)

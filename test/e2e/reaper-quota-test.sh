@@ -7,7 +7,7 @@
 #   --keep  leave the work directory (logs, kubeconfigs) in place on success too
 # Exit 0 pass, 1 fail.
 #
-# Scenario (test-infrastructure.md §11.1, kuberay-rayjob.md §6):
+# Scenario (docs/reaper.md):
 #   ResourceQuota count/rayjobs.ray.io=2, count/jobs.batch=2 in tenant-a.
 #   1. Two compliant reaper-mode RayJobs (`rayjob-guard check` allows them), each owning a
 #      submitter Job; a third RayJob is refused with "exceeded quota" (the trap).

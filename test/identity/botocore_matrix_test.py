@@ -40,7 +40,7 @@ EXPIRATION = 4  # seconds: the credentials' lifetime as the agent states it
 ROTATIONS = 2
 UNSUPPORTED = "Unsupported host '169.254.170.23'"
 
-# What each botocore does (real-peers.md section 6; botocore's utils.py and credentials.py):
+# What each botocore does (botocore's utils.py and credentials.py at each version; docs/image-contract.md):
 # fetch "host" = refused before any request; refresh "stale" = the first token is sent again.
 EXPECTED = {"1.29": ("fail", "host", None), "1.31": ("fail", "host", None),
             "1.32.0": ("fail", "ok", "stale"), "1.34.41": ("pass", "ok", "ok"), "newest": ("pass", "ok", "ok")}

@@ -1,4 +1,4 @@
-// apply_crd_defaults: the CRD structural defaults by KubeRay version (kuberay-rayjob.md §1.1).
+// apply_crd_defaults: the CRD structural defaults by KubeRay version (the CRD's `default:` markers).
 #include "policy/crd_defaults.hpp"
 
 #include <gtest/gtest.h>
