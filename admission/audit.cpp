@@ -520,7 +520,7 @@ AuditReport run_audit(const AuditInput& input, const LoadedPolicy& policy, std::
       }
     }
     if (std::optional<policy::QuotaHold> hold = policy::decide_quota_hold(
-            a->job, s, policy.config.lifecycle, now, grace_seconds)) {
+            a->job, s, policy.config, now, grace_seconds)) {
       AuditResult r = base;
       r.rule = policy::hold_kind_id(hold->kind);
       r.outcome = AuditOutcome::kWarn;

@@ -8,6 +8,7 @@
 
 #include "admission/yaml_events.hpp"
 #include "admission/yaml_to_json.hpp"
+#include "policy/kueue.hpp"
 #include "policy/reaper_annotations.hpp"
 
 namespace rjg::admission {
@@ -393,19 +394,20 @@ Status decode_metadata(const Value& meta, const Path& path, policy::ObjectMeta& 
   RJG_RETURN_IF_ERROR(json::read_string(meta, "name", path, out.name));
   RJG_RETURN_IF_ERROR(json::read_string(meta, "generateName", path, out.generate_name));
   RJG_RETURN_IF_ERROR(json::read_string(meta, "namespace", path, out.namespace_));
-  // Labels are only type-checked: no rule reads them.
-  RJG_RETURN_IF_ERROR(json::check_string_map(meta, "labels", path));
-  std::optional<FlatMap<std::string>> annotations;
-  RJG_RETURN_IF_ERROR(
-      json::read_string_map(meta, "annotations", path, annotations, policy::kAnnotationPrefix));
-  if (annotations) {
-    out.annotations = std::move(*annotations);
-  }
-  std::optional<FlatMap<std::string>> ray_annotations;
-  RJG_RETURN_IF_ERROR(json::read_string_map(meta, "annotations", path, ray_annotations, "ray.io/"));
-  if (ray_annotations) {
-    out.ray_annotations = std::move(*ray_annotations);
-  }
+  // Every label and annotation value is type-checked; only the prefixes the rules read are kept.
+  const auto keep = [&](std::string_view key, std::string_view prefix,
+                        FlatMap<std::string>& to) -> Status {
+    std::optional<FlatMap<std::string>> kept;
+    RJG_RETURN_IF_ERROR(json::read_string_map(meta, key, path, kept, prefix));
+    if (kept) {
+      to = std::move(*kept);
+    }
+    return {};
+  };
+  RJG_RETURN_IF_ERROR(keep("labels", policy::kKueuePrefix, out.kueue_labels));
+  RJG_RETURN_IF_ERROR(keep("annotations", policy::kAnnotationPrefix, out.annotations));
+  RJG_RETURN_IF_ERROR(keep("annotations", "ray.io/", out.ray_annotations));
+  RJG_RETURN_IF_ERROR(keep("annotations", policy::kKueuePrefix, out.kueue_annotations));
   RJG_RETURN_IF_ERROR(json::read_string_list(meta, "finalizers", path, out.finalizers));
   return {};
 }

@@ -235,6 +235,27 @@ Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfi
   return {};
 }
 
+Status decode_kueue(const Value& k, const Path& path, policy::KueueConfig& out) {
+  RJG_RETURN_IF_ERROR(only_keys(k, path, {"lifecycleMode", "manageJobsWithoutQueueName"}));
+  std::optional<std::string> mode;
+  RJG_RETURN_IF_ERROR(json::read_string(k, "lifecycleMode", path, mode));
+  if (mode) {
+    if (*mode == "reaper") {
+      out.lifecycle_mode = LifecycleMode::kReaper;
+    } else if (*mode == "operatorDeletesRayJob") {
+      out.lifecycle_mode = LifecycleMode::kOperatorDeletesRayJob;
+    } else {
+      // deletionRules and deletionPolicy cannot carry a Kueue RayJob: Kueue demands
+      // shutdownAfterJobFinishes: true, which KubeRay refuses next to deletion rules.
+      return at(path.field("lifecycleMode"),
+                "expected reaper or operatorDeletesRayJob, got \"" + *mode +
+                    "\" (Kueue demands shutdownAfterJobFinishes: true, which KubeRay refuses "
+                    "next to deletion rules)");
+    }
+  }
+  return json::read_bool(k, "manageJobsWithoutQueueName", path, out.manage_jobs_without_queue_name);
+}
+
 Status decode_images(const Value& i, const Path& path, policy::ImagesConfig& out) {
   RJG_RETURN_IF_ERROR(only_keys(i, path, {"allow", "stock", "deny", "requireDigest"}));
   RJG_RETURN_IF_ERROR(read_patterns(i, "allow", path, out.allow));
@@ -445,13 +466,25 @@ Status check_mode_against_version(const policy::PolicyConfig& c) {
   return {};
 }
 
+// kueue.lifecycleMode, like lifecycle.mode, must be one the operator version can carry out.
+Status check_kueue_mode_against_version(const policy::PolicyConfig& c) {
+  if (c.kueue.lifecycle_mode == LifecycleMode::kOperatorDeletesRayJob &&
+      c.kuberay.version < policy::KubeRayVersion{1, 2}) {
+    return invalid_argument("kueue.lifecycleMode: operatorDeletesRayJob needs KubeRay 1.2 or later "
+                            "(kuberay.version is " +
+                            version_text(c.kuberay.version) + "); use reaper");
+  }
+  return {};
+}
+
 Status decode_root(const Value& root, policy::PolicyConfig& out) {
   const Path path("");
   if (!root.IsObject()) {
     return json::type_error(path, "a mapping (the policy document)", root);
   }
   RJG_RETURN_IF_ERROR(only_keys(
-      root, path, {"apiVersion", "kind", "kuberay", "lifecycle", "images", "quota", "rules"}));
+      root, path,
+      {"apiVersion", "kind", "kuberay", "lifecycle", "kueue", "images", "quota", "rules"}));
   std::string api_version;
   std::string kind;
   RJG_RETURN_IF_ERROR(json::read_string(root, "apiVersion", path, api_version));
@@ -475,6 +508,10 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
   if (section != nullptr) {
     RJG_RETURN_IF_ERROR(decode_lifecycle(*section, path.field("lifecycle"), out.lifecycle));
   }
+  RJG_RETURN_IF_ERROR(object_member(root, "kueue", path, section));
+  if (section != nullptr) {
+    RJG_RETURN_IF_ERROR(decode_kueue(*section, path.field("kueue"), out.kueue));
+  }
   RJG_RETURN_IF_ERROR(object_member(root, "images", path, section));
   if (section != nullptr) {
     RJG_RETURN_IF_ERROR(decode_images(*section, path.field("images"), out.images));
@@ -487,7 +524,8 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
   if (section != nullptr) {
     RJG_RETURN_IF_ERROR(decode_rules(*section, path.field("rules"), out));
   }
-  return check_mode_against_version(out);
+  RJG_RETURN_IF_ERROR(check_mode_against_version(out));
+  return check_kueue_mode_against_version(out);
 }
 
 const char* mode_name(LifecycleMode m) {
@@ -552,6 +590,12 @@ std::string canonical_form(const policy::PolicyConfig& c) {
   if (l.max_pre_running_deadline_seconds != policy::LifecycleConfig{}.max_pre_running_deadline_seconds) {
     o << "lifecycle.maxPreRunningDeadlineSeconds=" << l.max_pre_running_deadline_seconds << '\n';
   }
+  // The kueue section and the kueue-webhook rule's action, likewise, only when not the default.
+  if (c.kueue.lifecycle_mode != policy::KueueConfig{}.lifecycle_mode ||
+      c.kueue.manage_jobs_without_queue_name) {
+    o << "kueue=" << mode_name(c.kueue.lifecycle_mode) << ' '
+      << c.kueue.manage_jobs_without_queue_name << '\n';
+  }
   list("images.allow", c.images.allow);
   list("images.stock.patterns", c.images.stock_patterns);
   o << "images.stock.min=";
@@ -578,6 +622,9 @@ std::string canonical_form(const policy::PolicyConfig& c) {
     limits(l2);
   }
   for (policy::RuleId id : policy::kAllRules) {
+    if (id == policy::RuleId::kKueueWebhook && c.action(id) == policy::RuleAction::kEnforce) {
+      continue;
+    }
     o << "rule " << policy::rule_id_name(id) << '=' << action_name(c.action(id)) << '\n';
   }
   return o.str();

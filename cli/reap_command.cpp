@@ -161,12 +161,15 @@ int run_reap(const Args& args) {
   if (!policy) {
     return config_error("policy: " + policy.error().message);
   }
-  const policy::LifecycleConfig& lifecycle = policy.value().config.lifecycle;
-  if (lifecycle.mode != policy::LifecycleMode::kReaper) {
+  const policy::PolicyConfig& config = policy.value().config;
+  if (config.lifecycle.mode != policy::LifecycleMode::kReaper &&
+      config.kueue.lifecycle_mode != policy::LifecycleMode::kReaper) {
     logging::log_event(logging::Level::kWarn,
-                       "reap policy lifecycle.mode is not reaper; reaping anyway with its bounds",
+                       "reap policy lifecycle.mode and kueue.lifecycleMode are not reaper; "
+                       "reaping anyway with its bounds",
                        {{"policy_hash", policy.value().hash}});
   }
+  const policy::LifecycleConfig& lifecycle = config.lifecycle;
 
   Result<reaper::ApiEndpoint> endpoint = reaper::chosen_endpoint(
       a.kubeconfig, a.server, a.token_file, a.ca_file, kServiceAccountDir);

@@ -38,6 +38,8 @@ CheckFn check_for(RuleId id) {
       return &check_image_contract;
     case RuleId::kImagePinned:
       return &check_image_pinned;
+    case RuleId::kKueueWebhook:
+      return &check_kueue_webhook;
   }
   return nullptr;
 }
@@ -48,9 +50,10 @@ bool contains(const Findings& findings, const Finding& f) {
 
 }  // namespace
 
-Findings run_rules(const RayJob& job, const std::string& namespace_, const PolicyConfig& policy) {
+Findings run_rules(const RayJob& job, const std::string& namespace_, const PolicyConfig& policy,
+                   const RayJob* previous) {
   Findings out;
-  const RuleContext ctx{job, namespace_, policy};
+  const RuleContext ctx{job, namespace_, policy, previous};
   for (RuleId id : kAllRules) {
     if (policy.action(id) == RuleAction::kOff) {
       continue;
@@ -78,7 +81,10 @@ Verdict evaluate(const AdmissionRequest& request, const PolicyConfig& policy) {
   if (request.operation != Operation::kCreate && request.operation != Operation::kUpdate) {
     return verdict;
   }
-  const Findings now = run_rules(*request.object, request.namespace_, policy);
+  const RayJob* previous = request.operation == Operation::kUpdate && request.old_object
+                               ? &*request.old_object
+                               : nullptr;
+  const Findings now = run_rules(*request.object, request.namespace_, policy, previous);
 
   // Ratcheting: only the old object's findings matter, so they are computed lazily and only on
   // UPDATE. An UPDATE without an old object (malformed review) is judged as a CREATE: never guess

@@ -13,8 +13,11 @@ namespace rjg::policy {
 // Runs every rule whose action is not kOff against `job` in `namespace_` and returns all
 // findings in deterministic order (kAllRules order, then the order each rule reports them).
 // Each finding's `kind` is as the rule reported it and its `rule` is the rule that ran; actions
-// are applied by evaluate(). Reads only its arguments and keeps no reference to them.
-Findings run_rules(const RayJob& job, const std::string& namespace_, const PolicyConfig& policy);
+// are applied by evaluate(). `previous` is the stored object on UPDATE (null otherwise): the
+// rules that judge a change (kueue-webhook's queue label) read it. Reads only its arguments and
+// keeps no reference to them.
+Findings run_rules(const RayJob& job, const std::string& namespace_, const PolicyConfig& policy,
+                   const RayJob* previous = nullptr);
 
 // Returns the verdict for `request`:
 // - not a RayJob, or an operation other than CREATE/UPDATE, or no object: allowed, no findings;

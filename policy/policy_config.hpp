@@ -56,6 +56,18 @@ struct LifecycleConfig {
   bool allow_cluster_selector = false;                 // clusterSelector mode refused unless true
 };
 
+// RayJobs that Kueue manages (policy/kueue.hpp): the queue-name label, or every RayJob when Kueue
+// runs with manageJobsWithoutQueueName.
+struct KueueConfig {
+  // kueue.lifecycleMode: how a Kueue RayJob is removed. Kueue demands shutdownAfterJobFinishes:
+  // true, which KubeRay refuses next to deletion rules, so only reaper (per-outcome TTLs, failures
+  // kept longer) or operatorDeletesRayJob (one TTL for both outcomes) can carry it out.
+  LifecycleMode lifecycle_mode = LifecycleMode::kReaper;
+  // kueue.manageJobsWithoutQueueName: Kueue runs with manageJobsWithoutQueueName, so every RayJob
+  // is Kueue's, labelled or not.
+  bool manage_jobs_without_queue_name = false;
+};
+
 struct ImageDenyEntry {
   std::string pattern;  // glob: `*` any run of characters, `?` one, `[..]` a class
   std::string reason;   // shown to the user
@@ -97,6 +109,7 @@ enum class RuleAction {
 struct PolicyConfig {
   KubeRayConfig kuberay;
   LifecycleConfig lifecycle;
+  KueueConfig kueue;
   ImagesConfig images;
   QuotaConfig quota;
   // rules: per rule id; unlisted rules enforce. Indexed by static_cast<size_t>(RuleId).

@@ -6,6 +6,8 @@
 
 #include <string_view>
 
+#include "policy/kueue.hpp"
+
 namespace rjg::policy {
 namespace {
 
@@ -35,8 +37,10 @@ bool has_deployment_failed_rule(const DeletionStrategy& strategy) {
 }  // namespace
 
 std::optional<QuotaHold> decide_quota_hold(const RayJob& job, const ReapCandidate& status,
-                                           const LifecycleConfig& lifecycle, std::int64_t now,
+                                           const PolicyConfig& policy, std::int64_t now,
                                            std::int64_t grace_seconds) {
+  const LifecycleConfig& lifecycle = policy.lifecycle;
+  const LifecycleMode mode = lifecycle_mode_of(job, policy);
   if (status.being_deleted) {
     return std::nullopt;
   }
@@ -67,7 +71,7 @@ std::optional<QuotaHold> decide_quota_hold(const RayJob& job, const ReapCandidat
               "deletion rules, or the reaper CronJob), then delete this RayJob"};
     }
   }
-  if (lifecycle.mode == LifecycleMode::kReaper) {
+  if (mode == LifecycleMode::kReaper) {
     return std::nullopt;  // the reaper deletes every terminal RayJob once its TTL has passed
   }
   const RayJobSpec& spec = job.spec;
@@ -86,14 +90,14 @@ std::optional<QuotaHold> decide_quota_hold(const RayJob& job, const ReapCandidat
         "deletion rule matches that: rules on jobStatus never fire; delete this RayJob, and add "
         "a {jobDeploymentStatus: Failed} DeleteSelf rule (KubeRay 1.6+) or use the reaper"};
   }
-  const bool operator_deletes = lifecycle.mode == LifecycleMode::kOperatorDeletesRayJob &&
+  const bool operator_deletes = mode == LifecycleMode::kOperatorDeletesRayJob &&
                                 spec.shutdown_after_job_finishes.value_or(false);
   if (!strategy && !spec.deletion_policy && !operator_deletes) {
     return QuotaHold{HoldKind::kNoDeletion,
                      std::string(success ? "succeeded" : "failed") +
                          ", and nothing is set to delete it (no deletionStrategy, no "
                          "deletionPolicy" +
-                         (lifecycle.mode == LifecycleMode::kOperatorDeletesRayJob
+                         (mode == LifecycleMode::kOperatorDeletesRayJob
                               ? ", no shutdownAfterJobFinishes"
                               : "") +
                          "); delete this RayJob, and resubmit with the deletion the policy's "

@@ -32,15 +32,17 @@ struct QuotaHold {
   std::string message;
 };
 
-// The hold of `job` (its spec) with `status` (its status and metadata as listed) under
-// `lifecycle`, at `now` (seconds since the epoch), or nullopt when nothing is held for nothing.
+// The hold of `job` (its spec) with `status` (its status and metadata as listed) under the
+// policy's lifecycle bounds and the mode `job` is judged by (lifecycle.mode, or
+// kueue.lifecycleMode for a Kueue RayJob), at `now` (seconds since the epoch), or nullopt when
+// nothing is held for nothing.
 // The first that applies, in HoldKind order:
 //   - being deleted: nullopt (the apiserver is removing it);
 //   - status.jobDeploymentStatus ValidationFailed: kValidationFailed;
 //   - terminal (outcome_of) with endTime, and now - endTime > bound + grace_seconds, where the
 //     bound is maxSucceededTTLSeconds for a success and maxFailedTTLSeconds for a failure:
 //     kPastTtl (whatever mode: the policy promises it is gone by then);
-//   - terminal, lifecycle.mode not reaper (the reaper frees every terminal RayJob), and:
+//   - terminal, the mode not reaper (the reaper frees every terminal RayJob), and:
 //     spec.clusterSelector set: kExistingCluster;
 //     jobDeploymentStatus Failed without a jobStatus, deletionRules set and none of them with a
 //     jobDeploymentStatus condition: kDeploymentFailedUnmatched;
@@ -49,7 +51,7 @@ struct QuotaHold {
 //   - otherwise nullopt (running, or terminal and something is set to free it in time).
 // Never fails.
 std::optional<QuotaHold> decide_quota_hold(const RayJob& job, const ReapCandidate& status,
-                                           const LifecycleConfig& lifecycle, std::int64_t now,
+                                           const PolicyConfig& policy, std::int64_t now,
                                            std::int64_t grace_seconds);
 
 // The kebab-case id of `kind`: "validation-failed", "past-ttl", ...

@@ -177,14 +177,18 @@ struct ObjectMeta {
   std::string name;  // may be empty for `check` on a generateName manifest
   std::string generate_name;
   std::string namespace_;
-  // Only the annotations under rayjob-guard.io/ (kAnnotationPrefix): no rule reads any other
-  // annotation or any label. The decoders still check that every annotation and label value is a
-  // string.
+  // Only the annotations under rayjob-guard.io/ (kAnnotationPrefix), and below those under ray.io/
+  // and kueue.x-k8s.io/: no rule reads any other annotation or label. The decoders still check
+  // that every annotation and label value is a string.
   FlatMap<std::string> annotations;
   // The annotations under ray.io/ (ray.io/ft-enabled, ray.io/external-storage-namespace), which
   // the operator's ValidateRayClusterSpec reads.
   FlatMap<std::string> ray_annotations;
   std::vector<std::string> finalizers;
+  // The labels and annotations under kueue.x-k8s.io/ (policy/kueue.hpp): the queue-name label
+  // makes the RayJob Kueue's; the elastic-job annotation allows in-tree autoscaling under Kueue.
+  FlatMap<std::string> kueue_labels;
+  FlatMap<std::string> kueue_annotations;
 };
 
 struct RayJobSpec {

@@ -20,13 +20,14 @@ enum class RuleId {
   kQuotaFit,           // quota-fit
   kImageContract,      // image-contract
   kImagePinned,        // image-pinned
+  kKueueWebhook,       // kueue-webhook
 };
 
-inline constexpr std::array<RuleId, 11> kAllRules = {
+inline constexpr std::array<RuleId, 12> kAllRules = {
     RuleId::kKuberaySchema,   RuleId::kSubmissionMode,    RuleId::kReapSelf,
     RuleId::kReapTtl,         RuleId::kActiveDeadline,    RuleId::kBackoffLimit,
     RuleId::kClusterSelector, RuleId::kResourcesDeclared, RuleId::kQuotaFit,
-    RuleId::kImageContract,   RuleId::kImagePinned,
+    RuleId::kImageContract,   RuleId::kImagePinned,       RuleId::kKueueWebhook,
 };
 
 // Returns the rule's stable kebab-case id, e.g. "reap-self".
@@ -43,6 +44,7 @@ constexpr std::string_view rule_id_name(RuleId id) {
     case RuleId::kQuotaFit: return "quota-fit";
     case RuleId::kImageContract: return "image-contract";
     case RuleId::kImagePinned: return "image-pinned";
+    case RuleId::kKueueWebhook: return "kueue-webhook";
   }
   return "unknown";
 }

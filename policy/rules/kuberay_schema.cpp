@@ -631,6 +631,7 @@ class Checker {
       : job_(ctx.job),
         spec_(ctx.job.spec),
         policy_(ctx.policy),
+        mode_(ctx.mode()),
         v_(ctx.policy.kuberay.version),
         ver_(std::to_string(v_.major) + "." + std::to_string(v_.minor)),
         rc_(ctx.job.spec.ray_cluster_spec ? &*ctx.job.spec.ray_cluster_spec : nullptr),
@@ -644,8 +645,8 @@ class Checker {
   bool gate(std::string_view name) const { return feature_gate_on(policy_.kuberay, name); }
   bool shutdown() const { return spec_.shutdown_after_job_finishes.value_or(false); }
   bool selector_mode() const { return spec_.cluster_selector && !spec_.cluster_selector->empty(); }
-  // Whether the policy's lifecycle is deletion rules, which forbid shutdownAfterJobFinishes.
-  bool rules_lifecycle() const { return policy_.lifecycle.mode == LifecycleMode::kDeletionRules; }
+  // Whether the RayJob's lifecycle is deletion rules, which forbid shutdownAfterJobFinishes.
+  bool rules_lifecycle() const { return mode_ == LifecycleMode::kDeletionRules; }
   // Whether "set shutdownAfterJobFinishes: true" is a fix that nothing else then refuses: not in
   // the deletionRules lifecycle, not with deletion rules, and not with a DeleteNone policy.
   bool shutdown_fits() const {
@@ -669,7 +670,7 @@ class Checker {
       edits.push_back(Edit::remove("spec.deletionStrategy"));
     }
     if (spec_.deletion_policy == "DeleteNone") {
-      edits.push_back(policy_.lifecycle.mode == LifecycleMode::kDeletionPolicy
+      edits.push_back(mode_ == LifecycleMode::kDeletionPolicy
                           ? Edit::set("spec.deletionPolicy", std::string("DeleteSelf"))
                           : Edit::remove("spec.deletionPolicy"));
     }
@@ -794,6 +795,7 @@ class Checker {
   const RayJob& job_;
   const RayJobSpec& spec_;
   const PolicyConfig& policy_;
+  const LifecycleMode mode_;  // the lifecycle mode this RayJob is judged by (RuleContext::mode)
   const KubeRayVersion v_;
   const std::string ver_;
   const RayClusterSpec* rc_;
@@ -941,10 +943,15 @@ void Checker::unknown_fields() {
 
 void Checker::suspend_and_ttl() {
   if (runs(Op::kSuspendNeedsShutdown) && spec_.suspend.value_or(false) && !shutdown()) {
+    // suspend is never removed by a fix: Kueue (or whoever queues the RayJob) sets it, and sets
+    // it again. Where shutdownAfterJobFinishes cannot be set either, the choice is the tenant's.
     rejects("spec.suspend", "suspend is true but shutdownAfterJobFinishes is not",
-            "set shutdownAfterJobFinishes: true or remove suspend",
-            shutdown_fits() ? shutdown_edits()
-                            : std::vector<Edit>{Edit::remove("spec.suspend")});
+            shutdown_fits() ? "set shutdownAfterJobFinishes: true"
+                            : "set shutdownAfterJobFinishes: true (not with deletion rules) or "
+                              "remove suspend; a RayJob Kueue queues carries the label " +
+                                  std::string(kQueueNameLabel) +
+                                  " and is judged by kueue.lifecycleMode",
+            shutdown_fits() ? shutdown_edits() : std::vector<Edit>{});
   }
   if (!runs(Op::kTtl) || !spec_.ttl_seconds_after_finished) {
     return;
@@ -1016,7 +1023,7 @@ void Checker::deletion_policy() {
   // In lifecycle mode operatorDeletesRayJob the target form has no deletionPolicy (reap-self
   // removes it): the fix agrees, or the two would contradict.
   const std::vector<Edit> fix =
-      policy_.lifecycle.mode == LifecycleMode::kOperatorDeletesRayJob
+      mode_ == LifecycleMode::kOperatorDeletesRayJob
           ? std::vector<Edit>{Edit::remove(field)}
           : std::vector<Edit>{Edit::set(field, std::string("DeleteSelf"))};
   if (!is_one_of(value, kDeletionPolicies)) {
@@ -1050,22 +1057,27 @@ void Checker::deletion_strategy() {
     // The lifecycle mode keeps shutdownAfterJobFinishes (reap-self asks for it): the rules go.
     rejects("spec.shutdownAfterJobFinishes", "true together with deletionStrategy.deletionRules",
             "remove deletionStrategy: lifecycle mode " +
-                std::string(policy_.lifecycle.mode == LifecycleMode::kReaper
+                std::string(mode_ == LifecycleMode::kReaper
                                 ? "reaper"
                                 : "operatorDeletesRayJob") +
                 " deletes the RayJob after shutdownAfterJobFinishes",
             {Edit::remove("spec.deletionStrategy")});
+  } else if (rules && shutdown() && runs(Op::kSuspendNeedsShutdown) &&
+             spec_.suspend.value_or(false)) {
+    // suspend needs shutdownAfterJobFinishes, which the rules forbid; suspend is never removed by
+    // a fix (whoever queues the RayJob sets it again), so the choice is the tenant's.
+    rejects("spec.shutdownAfterJobFinishes", "true together with deletionStrategy.deletionRules",
+            "a suspended RayJob cannot use deletion rules (suspend needs shutdownAfterJobFinishes): "
+            "remove deletionStrategy, or remove suspend and set shutdownAfterJobFinishes: false; a "
+            "RayJob Kueue queues carries the label " +
+                std::string(kQueueNameLabel) + " and is judged by kueue.lifecycleMode");
   } else if (rules && shutdown()) {
-    // Every line at once: without shutdownAfterJobFinishes a TTL above 0 and suspend are refused.
+    // Every line at once: without shutdownAfterJobFinishes a TTL above 0 is refused.
     std::vector<Edit> edits = {Edit::set("spec.shutdownAfterJobFinishes", false)};
     std::string also;
     if (runs(Op::kTtl) && spec_.ttl_seconds_after_finished.value_or(0) > 0) {
       edits.push_back(Edit::remove("spec.ttlSecondsAfterFinished"));
       also += ", remove ttlSecondsAfterFinished";
-    }
-    if (runs(Op::kSuspendNeedsShutdown) && spec_.suspend.value_or(false)) {
-      edits.push_back(Edit::remove("spec.suspend"));
-      also += ", remove suspend";
     }
     rejects("spec.shutdownAfterJobFinishes", "true together with deletionStrategy.deletionRules",
             "set shutdownAfterJobFinishes: false" + also +
@@ -1226,7 +1238,7 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
     // (reap-ttl would ask for it in the next).
     std::vector<Edit> to_self = {Edit::set(base() + ".policy", std::string("DeleteSelf"))};
     if (p != "DeleteSelf") {
-      for (Edit& e : delete_self_ttl_fix(spec_, policy_, i, staged)) {
+      for (Edit& e : delete_self_ttl_fix(spec_, policy_, mode_, i, staged)) {
         to_self.push_back(std::move(e));
       }
     }
@@ -1274,7 +1286,7 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
                 "make TTLs non-decreasing in the order DeleteWorkers <= DeleteCluster <= "
                 "DeleteSelf",
                 name == "DeleteSelf"
-                    ? delete_self_ttl_fix(spec_, policy_, it.index, staged)
+                    ? delete_self_ttl_fix(spec_, policy_, mode_, it.index, staged)
                     : std::vector<Edit>{Edit::set(field, static_cast<long long>(longest))});
       } else {
         longest = it.ttl;
@@ -1287,8 +1299,11 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
 void Checker::cluster_selection() {
   const bool selector = selector_mode();
   if (runs(Op::kSuspendWithSelector) && selector && spec_.suspend.value_or(false)) {
+    // The fix leaves clusterSelector mode when rayClusterSpec describes the cluster; suspend is
+    // never removed by a fix.
     rejects("spec.suspend", "suspend is not supported with clusterSelector",
-            "remove suspend, or use rayClusterSpec", {Edit::remove("spec.suspend")});
+            "remove clusterSelector and describe the cluster in rayClusterSpec, or remove suspend",
+            cluster_selector_fix(spec_));
   }
   if (runs(Op::kClusterSpecOrSelector) && rc_ == nullptr && !selector) {
     rejects("spec.rayClusterSpec", "neither rayClusterSpec nor a non-empty clusterSelector is set",

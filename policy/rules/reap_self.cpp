@@ -137,23 +137,28 @@ void check_deletion_rules(const RuleContext& ctx, Findings& out) {
     }
     // Every line to change at once: the rules forbid shutdownAfterJobFinishes, and without it a
     // ttlSecondsAfterFinished above 0 is refused (the rules carry their own ttlSeconds).
-    // suspend (Kueue) needs shutdownAfterJobFinishes as well, so it goes too.
+    // suspend needs shutdownAfterJobFinishes as well, but a fix never removes it (whoever queues
+    // the RayJob sets it again): with suspend the message names every line and the choice is the
+    // tenant's, so there is no fix.
     const bool ttl = spec.ttl_seconds_after_finished.value_or(0) > 0;
     const bool suspend = spec.suspend.value_or(false);
     std::vector<Edit> fix = {Edit::set("spec.shutdownAfterJobFinishes", false)};
     if (ttl) {
       fix.push_back(Edit::remove("spec.ttlSecondsAfterFinished"));
     }
-    if (suspend) {
-      fix.push_back(Edit::remove("spec.suspend"));
-    }
     fix.push_back(Edit::remove("spec.deletionStrategy"));
     for (std::size_t i = 0; i < needed.size(); ++i) {
       rule_edits(i, needed[i], fix);
     }
+    if (suspend) {
+      fix.clear();
+    }
     std::string remove;
     remove += ttl ? ", remove ttlSecondsAfterFinished" : "";
-    remove += suspend ? ", remove suspend (the operator refuses it without shutdownAfterJobFinishes)"
+    remove += suspend ? ", remove suspend (the operator refuses it without shutdownAfterJobFinishes; "
+                        "a RayJob Kueue queues carries the label " +
+                            std::string(kQueueNameLabel) +
+                            " and is judged by kueue.lifecycleMode instead)"
                       : "";
     add(out, field,
         wrong +
@@ -266,7 +271,7 @@ void check_reap_self(const RuleContext& ctx, Findings& out) {
   // mode asks of a RayJob with its own cluster is reported too, so that one round of fixes is
   // enough; when the cluster is the tenant's to describe, it waits.
   const auto& selector = ctx.job.spec.cluster_selector;
-  if (selector && !selector->empty() && ctx.policy.lifecycle.mode != LifecycleMode::kReaper) {
+  if (selector && !selector->empty() && ctx.mode() != LifecycleMode::kReaper) {
     std::vector<Edit> leave = cluster_selector_fix(ctx.job.spec);
     const bool waits = leave.empty();
     if (ctx.policy.lifecycle.allow_cluster_selector ||
@@ -281,7 +286,7 @@ void check_reap_self(const RuleContext& ctx, Findings& out) {
       return;
     }
   }
-  switch (ctx.policy.lifecycle.mode) {
+  switch (ctx.mode()) {
     case LifecycleMode::kDeletionRules:
       check_deletion_rules(ctx, out);
       return;

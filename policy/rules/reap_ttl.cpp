@@ -116,7 +116,7 @@ void check_rules_mode(const RuleContext& ctx, Findings& out) {
   const StagedRules staged(rules);
   auto ttl_at = [&](std::size_t i) {
     return Ttl{ttl_field(i), "set ttlSeconds", false,
-               delete_self_ttl_fix(ctx.job.spec, ctx.policy, i, staged)};
+               delete_self_ttl_fix(ctx.job.spec, ctx.policy, ctx.mode(), i, staged)};
   };
 
   // The success TTL that the failure TTLs must exceed: the first in-bounds DeleteSelf SUCCEEDED.
@@ -196,13 +196,14 @@ void check_single_ttl_mode(const RuleContext& ctx, std::string_view mode, Findin
 }  // namespace
 
 std::vector<Edit> delete_self_ttl_fix(const RayJobSpec& spec, const PolicyConfig& policy,
-                                      std::size_t index, const StagedRules& staged) {
+                                      LifecycleMode mode, std::size_t index,
+                                      const StagedRules& staged) {
   const std::vector<DeletionRule>& rules = *spec.deletion_strategy->deletion_rules;
   const DeletionRule& self = rules[index];
   const LifecycleConfig& lc = policy.lifecycle;
   long long lo = 0;
   long long hi = std::numeric_limits<long long>::max();
-  if (lc.mode == LifecycleMode::kDeletionRules) {
+  if (mode == LifecycleMode::kDeletionRules) {
     if (self.job_status == "SUCCEEDED") {
       hi = lc.max_succeeded_ttl_seconds;
     } else if (self.job_status == "FAILED" || self.job_deployment_status == "Failed") {
@@ -255,7 +256,7 @@ const std::vector<std::size_t>& StagedRules::of(const DeletionRule& rule) const 
 }
 
 void check_reap_ttl(const RuleContext& ctx, Findings& out) {
-  switch (ctx.policy.lifecycle.mode) {
+  switch (ctx.mode()) {
     case LifecycleMode::kDeletionRules:
       check_rules_mode(ctx, out);
       return;

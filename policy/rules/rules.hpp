@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "policy/finding.hpp"
+#include "policy/kueue.hpp"
 #include "policy/policy_config.hpp"
 #include "policy/rayjob.hpp"
 
@@ -19,6 +20,10 @@ struct RuleContext {
   const RayJob& job;
   const std::string& namespace_;
   const PolicyConfig& policy;
+  const RayJob* previous = nullptr;  // the stored object on UPDATE, else null
+
+  // The lifecycle mode `job` is judged by (kueue.lifecycleMode for a Kueue RayJob).
+  LifecycleMode mode() const { return lifecycle_mode_of(job, policy); }
 };
 
 void check_kuberay_schema(const RuleContext& ctx, Findings& out);      // kuberay_schema.cpp
@@ -32,6 +37,7 @@ void check_resources_declared(const RuleContext& ctx, Findings& out);  // resour
 void check_quota_fit(const RuleContext& ctx, Findings& out);           // quota_fit.cpp
 void check_image_contract(const RuleContext& ctx, Findings& out);      // image_contract.cpp
 void check_image_pinned(const RuleContext& ctx, Findings& out);        // image_pinned.cpp
+void check_kueue_webhook(const RuleContext& ctx, Findings& out);       // kueue_webhook.cpp
 
 // The fix for leaving clusterSelector mode, which cluster-selector and reap-self both ask for:
 // remove spec.clusterSelector when rayClusterSpec already describes a cluster; none otherwise
@@ -42,7 +48,7 @@ std::vector<Edit> cluster_selector_fix(const RayJobSpec& spec);
 // the policy's bounds) and kuberay-schema (shorter than a DeleteWorkers or DeleteCluster rule of
 // the same condition) both ask for: one value that both accept, so that their fixes agree and
 // one round settles both. The TTL is moved to the nearest value within the policy's bounds for
-// its condition (in lifecycle mode deletionRules; any value of 0 or more otherwise), then raised
+// its condition (when `mode` is deletionRules; any value of 0 or more otherwise), then raised
 // to the longest DeleteWorkers/DeleteCluster TTL of that condition where the bounds allow it;
 // where they do not, those longer TTLs are lowered to it. In reap_ttl.cpp.
 // The DeleteWorkers and DeleteCluster rules a DeleteSelf rule's TTL is ordered after, by
@@ -64,7 +70,8 @@ class StagedRules {
 // `staged`: the StagedRules of the same list.
 // REQUIRES: spec.deletion_strategy->deletion_rules has an item `index`.
 std::vector<Edit> delete_self_ttl_fix(const RayJobSpec& spec, const PolicyConfig& policy,
-                                      std::size_t index, const StagedRules& staged);
+                                      LifecycleMode mode, std::size_t index,
+                                      const StagedRules& staged);
 
 // Whether kuberay-schema's fix turns a deletion rule with `policy` into DeleteSelf: the policy is
 // missing or unknown, or the operator refuses it for this RayJob (DeleteCluster or DeleteWorkers

@@ -329,14 +329,28 @@ def test_check_fix():
     unpinned = manifest.replace(b"rayproject/ray:2.52.0", b"example.com/ray:2.52.0")
     code, fixed, err = run("check", "--fix", "-", stdin=unpinned)
     expect(code == 1 and b"yours to change: [image-contract]" in err, f"{code} {err!r}")
-    # Suspended for Kueue: in deletionRules mode suspend goes with shutdownAfterJobFinishes, in
-    # the same round.
+    # suspend is never removed by a fix: whoever queues the RayJob sets it again. Suspended with no
+    # queue label, in deletionRules mode, the choice is the tenant's: --fix keeps suspend and says so.
     suspended = manifest.replace(b"  backoffLimit: 9\n", b"  backoffLimit: 9\n  suspend: true\n")
     code, fixed, err = run("check", "--fix", "-", stdin=suspended)
-    expect(code == 0 and "suspend" not in json.loads(fixed.decode().split("---\n")[1])["spec"],
+    expect(code == 1 and json.loads(fixed.decode().split("---\n")[1])["spec"].get("suspend") is True
+           and b"yours to change: [reap-self]" in err and b"remove suspend" in err,
            f"suspend: {code} {err!r}")
+    # Labelled for Kueue, it is judged by kueue.lifecycleMode (reaper): --fix prints the form that
+    # Kueue and KubeRay both accept, suspend kept, and checking it admits it.
+    queued = suspended.replace(
+        b"metadata: {name: fixme, namespace: tenant-a}",
+        b"metadata: {name: fixme, namespace: tenant-a, labels: {kueue.x-k8s.io/queue-name: team-a}}")
+    code, fixed, err = run("check", "--fix", "-", stdin=queued)
+    doc = json.loads(fixed.decode().split("---\n")[1])
+    spec, annotations = doc["spec"], doc["metadata"].get("annotations", {})
+    expect(code == 0 and spec.get("suspend") is True and spec.get("shutdownAfterJobFinishes") is True
+           and "deletionStrategy" not in spec
+           and annotations.get("rayjob-guard.io/ttl-after-success") == "600"
+           and annotations.get("rayjob-guard.io/ttl-after-failure") == "3600",
+           f"kueue: {code} {err!r} {doc!r}")
     code, out, _ = run("check", "-", stdin=fixed)
-    expect(code == 0, f"the fixed suspended manifest must be admitted: {out!r}")
+    expect(code == 0, f"the fixed Kueue manifest must be admitted: {out!r}")
     code, _, err = run("check", "--fix", "-o", "json", "-", stdin=manifest)
     expect(code == 2 and b"--fix prints manifests" in err, f"{code} {err!r}")
 

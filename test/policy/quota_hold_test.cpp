@@ -91,7 +91,7 @@ const std::vector<Case>& cases() {
 }
 
 TEST(QuotaHold, Table) {
-  LifecycleConfig lifecycle;  // 600 / 3600 / 86400
+  PolicyConfig policy;  // lifecycle bounds 600 / 3600 / 86400
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.label);
     RayJob job = testing::compliant_rayjob();
@@ -108,8 +108,8 @@ TEST(QuotaHold, Table) {
     if (c.age) {
       status.end_time = kNow - *c.age;
     }
-    lifecycle.mode = c.mode;
-    const std::optional<QuotaHold> hold = decide_quota_hold(job, status, lifecycle, kNow, kGrace);
+    policy.lifecycle.mode = c.mode;
+    const std::optional<QuotaHold> hold = decide_quota_hold(job, status, policy, kNow, kGrace);
     ASSERT_EQ(hold.has_value(), c.want.has_value())
         << (hold ? hold_kind_id(hold->kind) + std::string(": ") + hold->message : "no hold");
     if (hold) {
@@ -121,13 +121,13 @@ TEST(QuotaHold, Table) {
 }
 
 TEST(QuotaHold, MessagesNameTheFigures) {
-  LifecycleConfig lifecycle;
+  const PolicyConfig policy;
   ReapCandidate status;
   status.job_status = "SUCCEEDED";
   status.job_deployment_status = "Complete";
   status.end_time = kNow - 7200;
   const std::optional<QuotaHold> hold =
-      decide_quota_hold(testing::compliant_rayjob(), status, lifecycle, kNow, kGrace);
+      decide_quota_hold(testing::compliant_rayjob(), status, policy, kNow, kGrace);
   ASSERT_TRUE(hold);
   EXPECT_EQ(hold->message,
             "succeeded 2h ago, past the policy's maxSucceededTTLSeconds 600 plus 5m of grace; "
@@ -136,7 +136,7 @@ TEST(QuotaHold, MessagesNameTheFigures) {
   status.job_status.reset();
   status.job_deployment_status = "ValidationFailed";
   status.message = "spec.backoffLimit: must be 0 in InteractiveMode";
-  EXPECT_NE(decide_quota_hold(testing::compliant_rayjob(), status, lifecycle, kNow, kGrace)
+  EXPECT_NE(decide_quota_hold(testing::compliant_rayjob(), status, policy, kNow, kGrace)
                 ->message.find("(spec.backoffLimit: must be 0 in InteractiveMode)"),
             std::string::npos);
 }

@@ -116,9 +116,17 @@ TEST(KuberaySchema, SuspendAndTtl) {
   check_rows(
       RuleId::kKuberaySchema,
       {
-          {"suspend without shutdown",
+          {"suspend without shutdown, deletion rules (no fix: the choice is the tenant's)",
            [](RayJob& j, PolicyConfig&) { j.spec.suspend = true; },
-           {{"spec.suspend", "set shutdownAfterJobFinishes: true or remove suspend"}}},
+           {{"spec.suspend",
+             "set shutdownAfterJobFinishes: true (not with deletion rules) or remove suspend"}}},
+          {"suspend without shutdown, Kueue's (judged by kueue.lifecycleMode reaper)",
+           [](RayJob& j, PolicyConfig&) {
+             j.metadata.kueue_labels["kueue.x-k8s.io/queue-name"] = "team-a";
+             j.spec.deletion_strategy.reset();
+             j.spec.suspend = true;
+           },
+           {{"spec.suspend", "is not; the KubeRay 1.6 operator rejects"}}},
           {"suspend with shutdown (no rules, which forbid shutdown)",
            [](RayJob& j, PolicyConfig&) {
              j.spec.deletion_strategy.reset();

@@ -206,9 +206,8 @@ TEST(ReapTtl, DeleteSelfTtlFixAgreesWithTheOperatorsOrder) {
   for (const Case& c : cases) {
     RayJob job = compliant_rayjob();
     job.spec.deletion_strategy->deletion_rules = c.rules;
-    PolicyConfig policy = default_test_policy();
-    policy.lifecycle.mode = c.mode;
-    EXPECT_EQ(delete_self_ttl_fix(job.spec, policy, c.index, StagedRules(c.rules)), c.fix)
+    const PolicyConfig policy = default_test_policy();
+    EXPECT_EQ(delete_self_ttl_fix(job.spec, policy, c.mode, c.index, StagedRules(c.rules)), c.fix)
         << c.name;
   }
 }

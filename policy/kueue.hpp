@@ -1,0 +1,31 @@
+// Kueue-managed RayJobs. Kueue (kubernetes-sigs/kueue, integration ray.io/rayjob) suspends a
+// RayJob it manages, admits it when its ClusterQueue has room, and refuses in its own webhook a
+// managed RayJob without shutdownAfterJobFinishes: true. KubeRay refuses deletion rules next to
+// shutdownAfterJobFinishes: true (kueue#3994), so a Kueue RayJob cannot use lifecycle mode
+// deletionRules: it is judged by kueue.lifecycleMode instead (docs/lifecycle.md, Kueue).
+#pragma once
+
+#include <string_view>
+
+#include "policy/policy_config.hpp"
+#include "policy/rayjob.hpp"
+
+namespace rjg::policy {
+
+// Every label and annotation of Kueue's that the model keeps starts with this.
+inline constexpr std::string_view kKueuePrefix = "kueue.x-k8s.io/";
+// The LocalQueue a RayJob is submitted to; its presence makes the RayJob Kueue's.
+inline constexpr std::string_view kQueueNameLabel = "kueue.x-k8s.io/queue-name";
+// "true" lets Kueue resize the RayJob's workload; Kueue refuses in-tree autoscaling without it.
+inline constexpr std::string_view kElasticJobAnnotation = "kueue.x-k8s.io/elastic-job";
+
+// Whether Kueue manages `job`: it carries the queue-name label, or the policy says Kueue runs
+// with manageJobsWithoutQueueName; and it is not a clusterSelector-only RayJob, which Kueue
+// leaves alone (it creates no pods to queue).
+bool kueue_managed(const RayJob& job, const PolicyConfig& policy);
+
+// The lifecycle mode `job` is judged by: kueue.lifecycleMode when Kueue manages it,
+// lifecycle.mode otherwise.
+LifecycleMode lifecycle_mode_of(const RayJob& job, const PolicyConfig& policy);
+
+}  // namespace rjg::policy
