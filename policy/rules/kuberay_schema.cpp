@@ -649,12 +649,20 @@ class Checker {
   bool rules_lifecycle() const { return mode_ == LifecycleMode::kDeletionRules; }
   // Whether "set shutdownAfterJobFinishes: true" is a fix that nothing else then refuses: not in
   // the deletionRules lifecycle, not with deletion rules, and not with a DeleteNone policy.
+  // What this round's own fixes remove (the version does not know the field, or the
+  // RayJobDeletionPolicy gate is off) does not stand in the way.
   bool shutdown_fits() const {
     const auto& ds = spec_.deletion_strategy;
-    const bool rules = ds && ds->deletion_rules && !ds->deletion_rules->empty();
-    const bool none = spec_.deletion_policy == "DeleteNone" ||
-                      (ds && (ds->on_success_policy == "DeleteNone" ||
-                              ds->on_failure_policy == "DeleteNone"));
+    const bool strategy_stays = ds && knows(Field::kDeletionStrategy) &&
+                                (!runs(Op::kDeletionStrategy) ||
+                                 policy_.kuberay.ray_job_deletion_policy_gate);
+    const bool policy_stays = knows(Field::kDeletionPolicy) &&
+                              (!runs(Op::kDeletionPolicy) ||
+                               policy_.kuberay.ray_job_deletion_policy_gate);
+    const bool rules = strategy_stays && ds->deletion_rules && !ds->deletion_rules->empty();
+    const bool none = (policy_stays && spec_.deletion_policy == "DeleteNone") ||
+                      (strategy_stays && (ds->on_success_policy == "DeleteNone" ||
+                                          ds->on_failure_policy == "DeleteNone"));
     // Outside lifecycle mode deletionRules the target form has shutdownAfterJobFinishes: true,
     // and reap-self removes what conflicts with it in the same round.
     return !rules_lifecycle() && ((!rules && !none) || reap_self_on());
