@@ -2,6 +2,9 @@
 // type is checked before it is read and every error names its JSON path.
 #include "admission/rayjob_list.hpp"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <chrono>
 #include <utility>
 
@@ -210,6 +213,25 @@ Result<RayJobListPage> decode_rayjob_list(std::string_view text) {
     page.items.push_back(std::move(c));
   }
   return page;
+}
+
+std::string encode_delete_options(std::string_view uid) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  w.StartObject();
+  w.Key("kind");
+  w.String("DeleteOptions");
+  w.Key("apiVersion");
+  w.String("v1");
+  w.Key("propagationPolicy");
+  w.String("Background");
+  w.Key("preconditions");
+  w.StartObject();
+  w.Key("uid");
+  w.String(uid.data(), static_cast<rapidjson::SizeType>(uid.size()));
+  w.EndObject();
+  w.EndObject();
+  return {buf.GetString(), buf.GetSize()};
 }
 
 }  // namespace rjg::admission

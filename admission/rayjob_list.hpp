@@ -30,6 +30,12 @@ struct RayJobListPage {
 // An absent status or absent status fields are fine (a RayJob the operator has not seen yet).
 Result<RayJobListPage> decode_rayjob_list(std::string_view text);
 
+// The body of the reaper's DELETE of one RayJob: DeleteOptions with Background propagation, so
+// the garbage collector removes the submitter Job and the RayCluster, and a uid precondition, so
+// a RayJob recreated under the same name is never hit. Written by RapidJSON, so any uid text
+// stays valid JSON.
+std::string encode_delete_options(std::string_view uid);
+
 // Decodes one list item (its JSON path is `path`) into `out`: the metadata and status fields
 // above, with the same errors. decode_rayjob_list calls it for each item; so does audit, which
 // reads the spec of the same item too.

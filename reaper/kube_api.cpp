@@ -2,30 +2,12 @@
 #include "reaper/kube_api.hpp"
 
 #include <algorithm>
-#include <cstdio>
 
+#include "admission/rayjob_list.hpp"
 #include "logging/log.hpp"
 
 namespace rjg::reaper {
 namespace {
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out.push_back('\\');
-      out.push_back(ch);
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out.append(buf);
-    } else {
-      out.push_back(ch);
-    }
-  }
-  return out;
-}
 
 std::string snippet(const std::string& body) {
   constexpr std::size_t kMax = 300;
@@ -80,12 +62,6 @@ std::string list_target(const std::string& namespace_, int limit,
 
 std::string delete_target(const std::string& namespace_, const std::string& name) {
   return "/apis/ray.io/v1/namespaces/" + url_escape(namespace_) + "/rayjobs/" + url_escape(name);
-}
-
-std::string delete_body(const std::string& uid) {
-  return R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background",)"
-         R"("preconditions":{"uid":")" +
-         json_escape(uid) + R"("}})";
 }
 
 ApiOutcome classify_status(int status) {
@@ -207,7 +183,7 @@ CallResult KubeApi::delete_rayjob(const std::string& namespace_, const std::stri
   HttpRequest req;
   req.method = "DELETE";
   req.target = delete_target(namespace_, name);
-  req.body = delete_body(uid);
+  req.body = admission::encode_delete_options(uid);
   return call(req);
 }
 

@@ -31,11 +31,6 @@ std::string collection_target(const std::string& prefix, const std::string& reso
 // DELETE target: /apis/ray.io/v1/namespaces/NS/rayjobs/NAME.
 std::string delete_target(const std::string& namespace_, const std::string& name);
 
-// The DeleteOptions body: Background propagation, so the garbage collector removes the
-// submitter Job and the RayCluster, and a uid precondition, so a RayJob recreated under the same
-// name is never hit. The uid is JSON-escaped.
-std::string delete_body(const std::string& uid);
-
 // Percent-encodes everything but RFC 3986 unreserved characters.
 std::string url_escape(const std::string& text);
 

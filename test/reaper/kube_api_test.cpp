@@ -7,6 +7,7 @@
 #include <chrono>
 #include <vector>
 
+#include "admission/rayjob_list.hpp"
 #include "test/reaper/fake_transport.hpp"
 
 namespace rjg::reaper {
@@ -26,13 +27,13 @@ TEST(KubeApiRequests, ListTargets) {
 
 TEST(KubeApiRequests, DeleteTargetAndBody) {
   EXPECT_EQ(delete_target("tenant-a", "rj-1"), "/apis/ray.io/v1/namespaces/tenant-a/rayjobs/rj-1");
-  EXPECT_EQ(delete_body("6f1c-uid"),
+  EXPECT_EQ(admission::encode_delete_options("6f1c-uid"),
             R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background",)"
             R"("preconditions":{"uid":"6f1c-uid"}})");
   // A uid is the server's, but the body stays valid JSON whatever it holds.
-  EXPECT_EQ(delete_body("a\"b\\c\n"),
+  EXPECT_EQ(admission::encode_delete_options("a\"b\\c\n"),
             R"({"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background",)"
-            R"("preconditions":{"uid":"a\"b\\c\u000a"}})");
+            R"("preconditions":{"uid":"a\"b\\c\n"}})");
 }
 
 TEST(KubeApiRequests, UrlEscape) {
@@ -187,7 +188,7 @@ TEST(KubeApiCalls, DeleteSendsPreconditionBody) {
   ASSERT_EQ(t.requests.size(), 1u);
   EXPECT_EQ(t.requests[0].method, "DELETE");
   EXPECT_EQ(t.requests[0].target, "/apis/ray.io/v1/namespaces/tenant-a/rayjobs/rj-1");
-  EXPECT_EQ(t.requests[0].body, delete_body("uid-1"));
+  EXPECT_EQ(t.requests[0].body, admission::encode_delete_options("uid-1"));
   EXPECT_EQ(t.requests[0].content_type, "application/json");
 }
 
