@@ -253,7 +253,11 @@ def main():
        "namespaced reaper Role agrees")
     ok(not [d for d in docs if d["kind"] == "ClusterRole"], "namespaced reaper: no ClusterRole")
     ok(not [d for d in template("self-signed.yaml") if d["kind"] == "CronJob"], "reaper off by default")
-    print("ok: reaper: CronJob and RBAC agree with manifests/reaper and manifests/reaper/namespaced; off by default")
+    relied = template("self-signed.yaml", sets=("policy.lifecycle.mode=reaper",))
+    ok([d for d in relied if d["kind"] == "CronJob" and d["metadata"]["name"] == "rayjob-guard-reaper"],
+       "reaper rendered when policy.lifecycle.mode is reaper, reaper.enabled or not")
+    print("ok: reaper: CronJob and RBAC agree with manifests/reaper and manifests/reaper/namespaced; off by "
+          "default, on whenever the policy's lifecycle mode relies on it")
 
     # --- the audit, against manifests/audit
     ka = kustomize("manifests/audit")
