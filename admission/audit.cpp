@@ -26,40 +26,6 @@ namespace {
 using json::Path;
 using json::Value;
 
-// Reads the list envelope: the top-level object, its kind (when `kind` is not empty),
-// metadata.continue and the items array.
-Result<const Value*> list_items(const json::Document& doc, std::string_view kind,
-                                std::string& continue_token) {
-  const Path root("");
-  if (!doc.IsObject()) {
-    return json::type_error(root, "a list object", doc);
-  }
-  if (!kind.empty()) {
-    std::optional<std::string> got;
-    RJG_RETURN_IF_ERROR(json::read_string(doc, "kind", root, got));
-    if (got != kind) {
-      return invalid_argument("kind: expected \"" + std::string(kind) + "\", got " +
-                              (got ? "\"" + *got + "\"" : std::string("nothing")));
-    }
-  }
-  Result<const Value*> meta = json::read_object(doc, "metadata", root);
-  if (!meta) {
-    return meta.error();
-  }
-  if (meta.value() != nullptr) {
-    RJG_RETURN_IF_ERROR(
-        json::read_string(*meta.value(), "continue", root.field("metadata"), continue_token));
-  }
-  Result<const Value*> items = json::read_array(doc, "items", root);
-  if (!items) {
-    return items.error();
-  }
-  if (items.value() == nullptr) {
-    return invalid_argument("items: required array is missing");
-  }
-  return items.value();
-}
-
 // One page of T: decode_list_page, each item appended by `each(item, path, page)`.
 template <typename T, typename Each>
 Result<ListPage<T>> decode_list(std::string_view text, std::string_view kind, Each each) {
@@ -391,27 +357,6 @@ Holding& Holding::operator+=(const Holding& o) {
   requests_cpu += o.requests_cpu;
   requests_memory += o.requests_memory;
   return *this;
-}
-
-Result<std::string> decode_list_page(
-    std::string_view text, std::string_view kind,
-    const std::function<Status(const json::Value& item, const json::Path& path)>& each) {
-  Result<json::Document> parsed = json::parse(text);
-  if (!parsed) {
-    return invalid_argument((kind.empty() ? std::string("list") : std::string(kind)) + ": " +
-                            parsed.error().message);
-  }
-  std::string continue_token;
-  Result<const Value*> items = list_items(parsed.value(), kind, continue_token);
-  if (!items) {
-    return items.error();
-  }
-  const Path root("");  // a Path points at its parent, which must outlive it
-  const Path ipath = root.field("items");
-  for (rapidjson::SizeType i = 0; i < items.value()->Size(); ++i) {
-    RJG_RETURN_IF_ERROR(each((*items.value())[i], ipath.index(i)));
-  }
-  return continue_token;
 }
 
 Result<ListPage<AuditedRayJob>> decode_audit_rayjobs(std::string_view text) {

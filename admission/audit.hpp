@@ -7,7 +7,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -46,14 +45,6 @@ struct OwnedObject {
   policy::Quantity requests_cpu;
   policy::Quantity requests_memory;
 };
-
-// Parses one list page (of `kind`, unless empty: a `kubectl get` List or any typed list) and
-// hands each item with its path ("items[i]") to `each`. Returns the page's metadata.continue token
-// ("" on the last page), or kInvalidArgument naming the JSON path; the first error of `each`
-// stops the walk and is returned.
-Result<std::string> decode_list_page(
-    std::string_view text, std::string_view kind,
-    const std::function<Status(const json::Value& item, const json::Path& path)>& each);
 
 template <typename T>
 struct ListPage {

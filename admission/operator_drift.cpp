@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "admission/json_reader.hpp"
+#include "admission/rayjob_list.hpp"
 #include "common/ascii.hpp"
 #include "common/visible_text.hpp"
 #include "policy/kuberay_versions.hpp"

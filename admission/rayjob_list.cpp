@@ -163,36 +163,37 @@ Status decode_reap_candidate(const Value& item, const Path& path, policy::ReapCa
   return decode_status(item, path, out);
 }
 
-Result<RayJobListPage> decode_rayjob_list(std::string_view text) {
+Result<std::string> decode_list_page(
+    std::string_view text, std::string_view kind,
+    const std::function<Status(const json::Value& item, const json::Path& path)>& each) {
+  const std::string what = kind.empty() ? std::string("list") : std::string(kind);
   Result<json::Document> parsed = json::parse(text);
   if (!parsed) {
-    return invalid_argument("RayJobList: " + parsed.error().message);
+    return invalid_argument(what + ": " + parsed.error().message);
   }
   const json::Document& doc = parsed.value();
-  const Path root("");
+  const Path root("");  // a Path points at its parent, which must outlive it
   if (!doc.IsObject()) {
-    return json::type_error(root, "a RayJobList object", doc);
+    const std::string expected = "a " + what + " object";
+    return json::type_error(root, expected.c_str(), doc);
   }
   RJG_RETURN_IF_ERROR(json::check_object(doc, root));
-  std::optional<std::string> kind;
-  if (Status s = json::read_string(doc, "kind", root, kind); !s) {
-    return s.error();
+  if (!kind.empty()) {
+    std::optional<std::string> got;
+    RJG_RETURN_IF_ERROR(json::read_string(doc, "kind", root, got));
+    if (got != kind) {
+      return invalid_argument("kind: expected \"" + what + "\", got " +
+                              (got ? "\"" + *got + "\"" : std::string("nothing")));
+    }
   }
-  if (!kind || *kind != "RayJobList") {
-    return invalid_argument("kind: expected \"RayJobList\", got " +
-                            (kind ? "\"" + *kind + "\"" : std::string("nothing")));
-  }
-  RayJobListPage page;
+  std::string continue_token;
   Result<const Value*> meta = json::read_object(doc, "metadata", root);
   if (!meta) {
     return meta.error();
   }
   if (meta.value() != nullptr) {
-    if (Status s = json::read_string(*meta.value(), "continue", root.field("metadata"),
-                                     page.continue_token);
-        !s) {
-      return s.error();
-    }
+    RJG_RETURN_IF_ERROR(
+        json::read_string(*meta.value(), "continue", root.field("metadata"), continue_token));
   }
   Result<const Value*> items = json::read_array(doc, "items", root);
   if (!items) {
@@ -202,16 +203,26 @@ Result<RayJobListPage> decode_rayjob_list(std::string_view text) {
   if (items.value() == nullptr) {
     return invalid_argument("items: required array is missing");
   }
-  const Value& arr = *items.value();
   const Path ipath = root.field("items");
-  page.items.reserve(arr.Size());
-  for (rapidjson::SizeType i = 0; i < arr.Size(); ++i) {
-    const Path path = ipath.index(i);
-    const Value& item = arr[i];
-    policy::ReapCandidate c;
-    RJG_RETURN_IF_ERROR(decode_reap_candidate(item, path, c));
-    page.items.push_back(std::move(c));
+  for (rapidjson::SizeType i = 0; i < items.value()->Size(); ++i) {
+    RJG_RETURN_IF_ERROR(each((*items.value())[i], ipath.index(i)));
   }
+  return continue_token;
+}
+
+Result<RayJobListPage> decode_rayjob_list(std::string_view text) {
+  RayJobListPage page;
+  Result<std::string> token =
+      decode_list_page(text, "RayJobList", [&page](const Value& item, const Path& path) -> Status {
+        policy::ReapCandidate c;
+        RJG_RETURN_IF_ERROR(decode_reap_candidate(item, path, c));
+        page.items.push_back(std::move(c));
+        return {};
+      });
+  if (!token) {
+    return token.error();
+  }
+  page.continue_token = std::move(token.value());
   return page;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +21,15 @@ struct RayJobListPage {
   // metadata.continue: empty on the last page; otherwise pass it back as `continue=`.
   std::string continue_token;
 };
+
+// Parses one list page (of `kind`, unless empty: a `kubectl get` List or any typed list) and
+// hands each item with its path ("items[i]") to `each`. The one reader of a list envelope: the
+// reaper's RayJobList, and every list audit reads. Returns the page's metadata.continue token
+// ("" on the last page), or kInvalidArgument naming the JSON path; the first error of `each`
+// stops the walk and is returned.
+Result<std::string> decode_list_page(
+    std::string_view text, std::string_view kind,
+    const std::function<Status(const json::Value& item, const json::Path& path)>& each);
 
 // Decodes one list page. Returns kInvalidArgument, with the JSON path in the message, for:
 // text that is not JSON; a top level that is not an object; `kind` other than "RayJobList";
