@@ -30,6 +30,24 @@ using json::Value;
 using policy::LifecycleMode;
 using policy::RuleAction;
 
+// Every lifecycle mode by its name in the policy: the one table that decoding (read_mode) and
+// the canonical form (mode_name) read.
+constexpr std::array<std::pair<std::string_view, LifecycleMode>, 4> kModes = {{
+    {"deletionRules", LifecycleMode::kDeletionRules},
+    {"deletionPolicy", LifecycleMode::kDeletionPolicy},
+    {"operatorDeletesRayJob", LifecycleMode::kOperatorDeletesRayJob},
+    {"reaper", LifecycleMode::kReaper},
+}};
+
+std::string_view mode_name(LifecycleMode m) {
+  for (const auto& [name, mode] : kModes) {
+    if (mode == m) {
+      return name;
+    }
+  }
+  return "?";
+}
+
 Error at(const Path& path, const std::string& what) {
   return invalid_argument(path.str() + ": " + what);
 }
@@ -186,29 +204,41 @@ Status decode_kuberay(const Value& k, const Path& path, policy::KubeRayConfig& o
   return {};
 }
 
+// Reads `key` of `obj`, when present, as one of `allowed` (in the order the error lists them);
+// any other text is an error naming the allowed modes, followed by `why` when it is not empty.
+Status read_mode(const Value& obj, std::string_view key, const Path& path,
+                 std::initializer_list<LifecycleMode> allowed, std::string_view why,
+                 LifecycleMode& out) {
+  std::optional<std::string> text;
+  RJG_RETURN_IF_ERROR(json::read_string(obj, key, path, text));
+  if (!text) {
+    return {};
+  }
+  std::string names;
+  std::size_t i = 0;
+  for (const LifecycleMode m : allowed) {
+    if (mode_name(m) == *text) {
+      out = m;
+      return {};
+    }
+    names += i == 0 ? "" : i + 1 == allowed.size() ? " or " : ", ";
+    names += mode_name(m);
+    ++i;
+  }
+  return at(path.field(key), "expected " + names + ", got \"" + *text + "\"" +
+                                 (why.empty() ? "" : " (" + std::string(why) + ")"));
+}
+
 Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfig& out) {
   RJG_RETURN_IF_ERROR(
       only_keys(l, path,
                 {"mode", "maxSucceededTTLSeconds", "minFailedTTLSeconds", "maxFailedTTLSeconds",
                  "maxActiveDeadlineSeconds", "maxPreRunningDeadlineSeconds", "maxBackoffLimit",
                  "allowClusterSelector"}));
-  std::optional<std::string> mode;
-  RJG_RETURN_IF_ERROR(json::read_string(l, "mode", path, mode));
-  if (mode) {
-    if (*mode == "deletionRules") {
-      out.mode = LifecycleMode::kDeletionRules;
-    } else if (*mode == "deletionPolicy") {
-      out.mode = LifecycleMode::kDeletionPolicy;
-    } else if (*mode == "operatorDeletesRayJob") {
-      out.mode = LifecycleMode::kOperatorDeletesRayJob;
-    } else if (*mode == "reaper") {
-      out.mode = LifecycleMode::kReaper;
-    } else {
-      return at(path.field("mode"),
-                "expected deletionRules, deletionPolicy, operatorDeletesRayJob or reaper, got \"" +
-                    *mode + "\"");
-    }
-  }
+  RJG_RETURN_IF_ERROR(read_mode(l, "mode", path,
+                                {LifecycleMode::kDeletionRules, LifecycleMode::kDeletionPolicy,
+                                 LifecycleMode::kOperatorDeletesRayJob, LifecycleMode::kReaper},
+                                "", out.mode));
   RJG_RETURN_IF_ERROR(
       read_seconds(l, "maxSucceededTTLSeconds", path, out.max_succeeded_ttl_seconds, 0));
   RJG_RETURN_IF_ERROR(read_seconds(l, "minFailedTTLSeconds", path, out.min_failed_ttl_seconds, 0));
@@ -237,22 +267,12 @@ Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfi
 
 Status decode_kueue(const Value& k, const Path& path, policy::KueueConfig& out) {
   RJG_RETURN_IF_ERROR(only_keys(k, path, {"lifecycleMode", "manageJobsWithoutQueueName"}));
-  std::optional<std::string> mode;
-  RJG_RETURN_IF_ERROR(json::read_string(k, "lifecycleMode", path, mode));
-  if (mode) {
-    if (*mode == "reaper") {
-      out.lifecycle_mode = LifecycleMode::kReaper;
-    } else if (*mode == "operatorDeletesRayJob") {
-      out.lifecycle_mode = LifecycleMode::kOperatorDeletesRayJob;
-    } else {
-      // deletionRules and deletionPolicy cannot carry a Kueue RayJob: Kueue demands
-      // shutdownAfterJobFinishes: true, which KubeRay refuses next to deletion rules.
-      return at(path.field("lifecycleMode"),
-                "expected reaper or operatorDeletesRayJob, got \"" + *mode +
-                    "\" (Kueue demands shutdownAfterJobFinishes: true, which KubeRay refuses "
-                    "next to deletion rules)");
-    }
-  }
+  // deletionRules and deletionPolicy cannot carry a Kueue RayJob.
+  RJG_RETURN_IF_ERROR(read_mode(k, "lifecycleMode", path,
+                                {LifecycleMode::kReaper, LifecycleMode::kOperatorDeletesRayJob},
+                                "Kueue demands shutdownAfterJobFinishes: true, which KubeRay refuses "
+                                "next to deletion rules",
+                                out.lifecycle_mode));
   return json::read_bool(k, "manageJobsWithoutQueueName", path, out.manage_jobs_without_queue_name);
 }
 
@@ -411,12 +431,15 @@ std::string version_text(policy::KubeRayVersion v) {
   return std::to_string(v.major) + "." + std::to_string(v.minor);
 }
 
-// The lifecycle mode must be one the pinned operator version can actually carry out.
-Status check_mode_against_version(const policy::PolicyConfig& c) {
+// The lifecycle mode `mode` (the policy's `key`) must be one the pinned operator version can
+// actually carry out.
+Status check_mode_against_version(const policy::PolicyConfig& c, LifecycleMode mode,
+                                  std::string_view key) {
   const policy::KubeRayVersion v = c.kuberay.version;
   const std::string vt = version_text(v);
   const std::string gate = c.kuberay.ray_job_deletion_policy_gate ? "on" : "off";
-  switch (c.lifecycle.mode) {
+  const std::string k(key);
+  switch (mode) {
     case LifecycleMode::kDeletionRules:
       // KubeRay 1.5's deletion rules match jobStatus only: a deployment that fails before the Ray
       // job ends (deadline passed while the head is pending, submission failed) matches no rule,
@@ -424,7 +447,7 @@ Status check_mode_against_version(const policy::PolicyConfig& c) {
       // jobDeploymentStatus condition that closes it (measured: docs/lifecycle.md).
       if (v < policy::KubeRayVersion{1, 5} || !c.kuberay.ray_job_deletion_policy_gate) {
         return invalid_argument(
-            "lifecycle.mode: deletionRules needs KubeRay 1.5 or later with the "
+            k + ": deletionRules needs KubeRay 1.5 or later with the "
             "RayJobDeletionPolicy feature gate on (kuberay.version is " +
             vt + ", gate " + gate +
             "), and from 1.6 on to be leak-free; use reaper (any version), or deletionRules with "
@@ -432,7 +455,7 @@ Status check_mode_against_version(const policy::PolicyConfig& c) {
       }
       if (v == policy::KubeRayVersion{1, 5}) {
         return invalid_argument(
-            "lifecycle.mode: deletionRules is refused on KubeRay 1.5: its deletion rules match "
+            k + ": deletionRules is refused on KubeRay 1.5: its deletion rules match "
             "jobStatus only, so a RayJob whose deployment fails before the Ray job ends "
             "(activeDeadlineSeconds passed while the head is pending, submission failed) is never "
             "deleted and holds its quota forever; on 1.5 use lifecycle.mode reaper (rayjob-guard "
@@ -445,7 +468,7 @@ Status check_mode_against_version(const policy::PolicyConfig& c) {
       if (v < policy::KubeRayVersion{1, 3} || v > policy::KubeRayVersion{1, 4} ||
           !c.kuberay.ray_job_deletion_policy_gate) {
         return invalid_argument(
-            "lifecycle.mode: deletionPolicy needs KubeRay 1.3 or 1.4 with the "
+            k + ": deletionPolicy needs KubeRay 1.3 or 1.4 with the "
             "RayJobDeletionPolicy feature gate on (kuberay.version is " +
             vt + ", gate " + gate +
             "); use reaper (any version), or deletionRules from KubeRay 1.6 (on 1.5 it leaks "
@@ -455,24 +478,13 @@ Status check_mode_against_version(const policy::PolicyConfig& c) {
     case LifecycleMode::kOperatorDeletesRayJob:
       if (v < policy::KubeRayVersion{1, 2}) {
         return invalid_argument(
-            "lifecycle.mode: operatorDeletesRayJob needs KubeRay 1.2 or later (kuberay.version "
+            k + ": operatorDeletesRayJob needs KubeRay 1.2 or later (kuberay.version "
             "is " +
             vt + "); use reaper");
       }
       return {};
     case LifecycleMode::kReaper:
       return {};
-  }
-  return {};
-}
-
-// kueue.lifecycleMode, like lifecycle.mode, must be one the operator version can carry out.
-Status check_kueue_mode_against_version(const policy::PolicyConfig& c) {
-  if (c.kueue.lifecycle_mode == LifecycleMode::kOperatorDeletesRayJob &&
-      c.kuberay.version < policy::KubeRayVersion{1, 2}) {
-    return invalid_argument("kueue.lifecycleMode: operatorDeletesRayJob needs KubeRay 1.2 or later "
-                            "(kuberay.version is " +
-                            version_text(c.kuberay.version) + "); use reaper");
   }
   return {};
 }
@@ -524,22 +536,8 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
   if (section != nullptr) {
     RJG_RETURN_IF_ERROR(decode_rules(*section, path.field("rules"), out));
   }
-  RJG_RETURN_IF_ERROR(check_mode_against_version(out));
-  return check_kueue_mode_against_version(out);
-}
-
-const char* mode_name(LifecycleMode m) {
-  switch (m) {
-    case LifecycleMode::kDeletionRules:
-      return "deletionRules";
-    case LifecycleMode::kDeletionPolicy:
-      return "deletionPolicy";
-    case LifecycleMode::kOperatorDeletesRayJob:
-      return "operatorDeletesRayJob";
-    case LifecycleMode::kReaper:
-      return "reaper";
-  }
-  return "?";
+  RJG_RETURN_IF_ERROR(check_mode_against_version(out, out.lifecycle.mode, "lifecycle.mode"));
+  return check_mode_against_version(out, out.kueue.lifecycle_mode, "kueue.lifecycleMode");
 }
 
 const char* action_name(RuleAction a) {

@@ -80,6 +80,15 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"lifecycle: {allowClusterSelector: maybe}\n", ErrorCode::kInvalidArgument,
             "lifecycle.allowClusterSelector: expected a boolean"},
         Bad{"lifecycle: {mode: cron}\n", ErrorCode::kInvalidArgument, "lifecycle.mode: expected"},
+        Bad{"kueue: {lifecycleMode: deletionRules}\n", ErrorCode::kInvalidArgument,
+            "kueue.lifecycleMode: expected reaper or operatorDeletesRayJob, got \"deletionRules\" "
+            "(Kueue demands shutdownAfterJobFinishes"},
+        Bad{"kueue: {manageJobsWithoutQueueName: maybe}\n", ErrorCode::kInvalidArgument,
+            "kueue.manageJobsWithoutQueueName: expected a boolean"},
+        Bad{"kuberay: {version: \"1.1\"}\nlifecycle: {mode: reaper}\n"
+            "kueue: {lifecycleMode: operatorDeletesRayJob}\n",
+            ErrorCode::kInvalidArgument,
+            "kueue.lifecycleMode: operatorDeletesRayJob needs KubeRay 1.2 or later"},
         Bad{"lifecycle: {minFailedTTLSeconds: 600}\n", ErrorCode::kInvalidArgument,
             "lifecycle.minFailedTTLSeconds: must be greater than lifecycle.maxSucceededTTLSeconds"},
         Bad{"lifecycle: {minFailedTTLSeconds: 7200, maxFailedTTLSeconds: 3600}\n",
