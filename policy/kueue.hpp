@@ -19,6 +19,12 @@ inline constexpr std::string_view kQueueNameLabel = "kueue.x-k8s.io/queue-name";
 // "true" lets Kueue resize the RayJob's workload; Kueue refuses in-tree autoscaling without it.
 inline constexpr std::string_view kElasticJobAnnotation = "kueue.x-k8s.io/elastic-job";
 
+// The sentence a remedy adds where suspend stands in the way of lifecycle mode deletionRules: a
+// RayJob Kueue queues is judged by another mode, and no fix removes suspend.
+inline constexpr std::string_view kKueueQueuedHint =
+    "a RayJob Kueue queues carries the label kueue.x-k8s.io/queue-name and is judged by "
+    "kueue.lifecycleMode";
+
 // Whether Kueue manages `job`: it carries the queue-name label, or the policy says Kueue runs
 // with manageJobsWithoutQueueName; and it is not a clusterSelector-only RayJob, which Kueue
 // leaves alone (it creates no pods to queue).

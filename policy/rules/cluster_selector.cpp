@@ -12,6 +12,11 @@ std::vector<Edit> cluster_selector_fix(const RayJobSpec& spec) {
   return {Edit::remove("spec.clusterSelector")};
 }
 
+bool cluster_selector_refuses(const PolicyConfig& policy) {
+  return !policy.lifecycle.allow_cluster_selector &&
+         policy.action(RuleId::kClusterSelector) != RuleAction::kOff;
+}
+
 void check_cluster_selector(const RuleContext& ctx, Findings& out) {
   const auto& selector = ctx.job.spec.cluster_selector;
   // An empty map is not clusterSelector mode for the operator either (it tests len() != 0).

@@ -956,9 +956,8 @@ void Checker::suspend_and_ttl() {
     rejects("spec.suspend", "suspend is true but shutdownAfterJobFinishes is not",
             shutdown_fits() ? "set shutdownAfterJobFinishes: true"
                             : "set shutdownAfterJobFinishes: true (not with deletion rules) or "
-                              "remove suspend; a RayJob Kueue queues carries the label " +
-                                  std::string(kQueueNameLabel) +
-                                  " and is judged by kueue.lifecycleMode",
+                              "remove suspend; " +
+                                  std::string(kKueueQueuedHint),
             shutdown_fits() ? shutdown_edits() : std::vector<Edit>{});
   }
   if (!runs(Op::kTtl) || !spec_.ttl_seconds_after_finished) {
@@ -1076,9 +1075,8 @@ void Checker::deletion_strategy() {
     // a fix (whoever queues the RayJob sets it again), so the choice is the tenant's.
     rejects("spec.shutdownAfterJobFinishes", "true together with deletionStrategy.deletionRules",
             "a suspended RayJob cannot use deletion rules (suspend needs shutdownAfterJobFinishes): "
-            "remove deletionStrategy, or remove suspend and set shutdownAfterJobFinishes: false; a "
-            "RayJob Kueue queues carries the label " +
-                std::string(kQueueNameLabel) + " and is judged by kueue.lifecycleMode");
+            "remove deletionStrategy, or remove suspend and set shutdownAfterJobFinishes: false; " +
+                std::string(kKueueQueuedHint));
   } else if (rules && shutdown()) {
     // Every line at once: without shutdownAfterJobFinishes a TTL above 0 is refused.
     std::vector<Edit> edits = {Edit::set("spec.shutdownAfterJobFinishes", false)};

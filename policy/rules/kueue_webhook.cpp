@@ -42,11 +42,8 @@ void check_shutdown(const RuleContext& ctx, Findings& out) {
 void check_cluster(const RuleContext& ctx, Findings& out) {
   const RayJobSpec& spec = ctx.job.spec;
   const bool selector = spec.cluster_selector && !spec.cluster_selector->empty();
-  // cluster-selector refuses clusterSelector itself (same fix) unless the policy allows it.
-  const bool cluster_selector_says_so = !ctx.policy.lifecycle.allow_cluster_selector &&
-                                        ctx.policy.action(RuleId::kClusterSelector) !=
-                                            RuleAction::kOff;
-  if (selector && spec.ray_cluster_spec && !cluster_selector_says_so) {
+  // Where cluster-selector refuses clusterSelector itself, its finding (the same fix) is the one.
+  if (selector && spec.ray_cluster_spec && !cluster_selector_refuses(ctx.policy)) {
     add(out, "spec.clusterSelector",
         "Kueue refuses a RayJob with both clusterSelector and rayClusterSpec; remove "
         "clusterSelector (Kueue queues the cluster that rayClusterSpec describes)",
@@ -124,13 +121,11 @@ void check_queue_change(const RuleContext& ctx, Findings& out) {
 void check_kueue_webhook(const RuleContext& ctx, Findings& out) {
   // On UPDATE the old object decides whether Kueue already manages the RayJob: removing the label
   // is refused even though the new object would no longer be Kueue's.
-  const bool managed = kueue_managed(ctx.job, ctx.policy) ||
-                       (ctx.previous != nullptr && kueue_managed(*ctx.previous, ctx.policy));
-  if (!managed) {
-    return;
+  const bool managed = kueue_managed(ctx.job, ctx.policy);
+  if (managed || (ctx.previous != nullptr && kueue_managed(*ctx.previous, ctx.policy))) {
+    check_queue_change(ctx, out);
   }
-  check_queue_change(ctx, out);
-  if (!kueue_managed(ctx.job, ctx.policy)) {
+  if (!managed) {
     return;
   }
   check_shutdown(ctx, out);

@@ -155,10 +155,8 @@ void check_deletion_rules(const RuleContext& ctx, Findings& out) {
     }
     std::string remove;
     remove += ttl ? ", remove ttlSecondsAfterFinished" : "";
-    remove += suspend ? ", remove suspend (the operator refuses it without shutdownAfterJobFinishes; "
-                        "a RayJob Kueue queues carries the label " +
-                            std::string(kQueueNameLabel) +
-                            " and is judged by kueue.lifecycleMode instead)"
+    remove += suspend ? ", remove suspend (the operator refuses it without shutdownAfterJobFinishes; " +
+                            std::string(kKueueQueuedHint) + " instead)"
                       : "";
     add(out, field,
         wrong +
@@ -274,8 +272,7 @@ void check_reap_self(const RuleContext& ctx, Findings& out) {
   if (selector && !selector->empty() && ctx.mode() != LifecycleMode::kReaper) {
     std::vector<Edit> leave = cluster_selector_fix(ctx.job.spec);
     const bool waits = leave.empty();
-    if (ctx.policy.lifecycle.allow_cluster_selector ||
-        ctx.policy.action(RuleId::kClusterSelector) == RuleAction::kOff) {
+    if (!cluster_selector_refuses(ctx.policy)) {
       add(out, "spec.clusterSelector",
           "in clusterSelector mode the operator deletes nothing when the job ends (not even with "
           "deletion rules), so the RayJob holds quota; remove clusterSelector and describe the "

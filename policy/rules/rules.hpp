@@ -39,6 +39,11 @@ void check_image_contract(const RuleContext& ctx, Findings& out);      // image_
 void check_image_pinned(const RuleContext& ctx, Findings& out);        // image_pinned.cpp
 void check_kueue_webhook(const RuleContext& ctx, Findings& out);       // kueue_webhook.cpp
 
+// Whether cluster-selector refuses clusterSelector mode under `policy`: the policy does not allow
+// it and the rule is not off. Another rule that would ask for the same change leaves it to
+// cluster-selector then. In cluster_selector.cpp.
+bool cluster_selector_refuses(const PolicyConfig& policy);
+
 // The fix for leaving clusterSelector mode, which cluster-selector and reap-self both ask for:
 // remove spec.clusterSelector when rayClusterSpec already describes a cluster; none otherwise
 // (the cluster to describe is the tenant's). In cluster_selector.cpp.
