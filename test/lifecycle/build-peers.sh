@@ -2,6 +2,9 @@
 # build-peers.sh: the lifecycle suite's peers, built or installed once and cached.
 #   build-peers.sh operator VERSION   go install the KubeRay operator VERSION (v1.6.2 | v1.5.0 | v1.4.0)
 #   build-peers.sh kwok               go install kwok at KWOK_VERSION
+#   build-peers.sh kueue              go install Kueue's manager (cmd/kueue) at KUEUE_VERSION; also
+#                                     prints, on the line before, the Kueue module's directory
+#                                     (its CRDs and webhook manifests, config/components/)
 #   build-peers.sh ray                the Ray venv (ray[default] + the stock images' boto pins)
 # Each prints the directory holding the result on its last stdout line (the bin directory for the
 # Go peers, the venv for Ray); progress and the measured cold time go to stderr. A warm call builds
@@ -52,9 +55,15 @@ case "${1:-}" in
   kwok)
     go_install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION" kwok "$cache/kwok/$KWOK_VERSION/bin"
     ;;
+  kueue)
+    # -trimpath and the shared GOCACHE: the packages it shares with ray-operator v1.6.2 and the
+    # Kueue conformance oracle are compiled once.
+    "$peers/module-dir.sh" "sigs.k8s.io/kueue@$KUEUE_VERSION"
+    go_install "sigs.k8s.io/kueue/cmd/kueue@$KUEUE_VERSION" kueue "$cache/kueue/$KUEUE_VERSION/bin"
+    ;;
   ray)
     "$peers/venv.sh" "ray-$RAY_VERSION" "ray[default]==$RAY_VERSION" \
       "botocore==$RAY_STOCK_BOTOCORE_VERSION" "boto3==$RAY_STOCK_BOTO3_VERSION"
     ;;
-  *) die "usage: build-peers.sh operator VERSION | kwok | ray" ;;
+  *) die "usage: build-peers.sh operator VERSION | kwok | kueue | ray" ;;
 esac

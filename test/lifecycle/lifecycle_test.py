@@ -15,6 +15,8 @@ usage: lifecycle_test.py GROUP --binary PATH/rayjob-guard [--keep] [--table FILE
              1.5; reaper and operatorDeletesRayJob on 1.5 bring the same three runs to zero)
   GROUP v14: case 2 deletionPolicy (gate on) and reaper (gate off), case 4 (reap with the
              operator stopped, its finalizer), case 5 (cleanup with the webhook down)
+  GROUP kueue: Kueue v0.19.2 beside v1.6.2 under the default policy (kueue_group.py): success,
+             app failure, pre-start failure, queueing, and the trap with the reaper stopped
   --table FILE  append one JSON line per run (mode, version, outcome, result, seconds to zero)
 
 Per group: one control plane (test/e2e/cluster.sh, with controller-manager and scheduler), kwok
@@ -140,6 +142,7 @@ class Suite:
         self.procs = {}
         self.table = []
         self.cluster_up = False
+        self.kueue = False  # Kueue runs (kueue_group.py): owned_left counts Workloads too
 
     # --- peers ---------------------------------------------------------------------------------
     def peer(self, *what):
@@ -443,7 +446,8 @@ class Suite:
         return self.kube.get(f"/apis/ray.io/v1/namespaces/{ns}/rayjobs/{name}", ok404=True)
 
     def owned_left(self, ns, name):
-        """What of a RayJob is still stored: the RayJob, its RayClusters, its Job, their pods."""
+        """What of a RayJob is still stored: the RayJob, its RayClusters, its Job, their pods, and
+        with Kueue its Workload."""
         left = []
         if self.get_rayjob(ns, name):
             left.append(f"rayjob/{name}")
@@ -456,6 +460,11 @@ class Suite:
             pl = p["metadata"].get("labels") or {}
             if pl.get("ray.io/cluster", "").startswith(name + "-") or pl.get("job-name") == name:
                 left.append(f"pod/{p['metadata']['name']}")
+        if self.kueue:
+            for w in self.kube.get(f"/apis/kueue.x-k8s.io/v1beta2/namespaces/{ns}/workloads")["items"]:
+                if any(o["kind"] == "RayJob" and o["name"] == name
+                       for o in w["metadata"].get("ownerReferences") or []):
+                    left.append(f"workload/{w['metadata']['name']}")
         return left
 
     def wait_gone(self, ns, name, what, timeout):
@@ -495,7 +504,7 @@ class Suite:
         """Stops everything, by PID. On failure, first prints the tail of every log the failure
         could be read from (long lines cut: CI shows only this output, and may cut its middle),
         then `why` again, last, where it cannot be lost."""
-        for name in ("reaper", "operator", "runner", "kwok"):
+        for name in ("reaper", "kueue", "operator", "runner", "kwok"):
             p = self.procs.pop(name, None)
             if p:
                 try:
@@ -505,7 +514,7 @@ class Suite:
         if failed:
             # CI shows only this output: every log a failure could be read from, tail first.
             logs = [os.path.join(self.logs, f) for f in sorted(os.listdir(self.logs))
-                    if f in ("runner.log", "kwok.log") or f.startswith(("operator", "reap-"))]
+                    if f in ("runner.log", "kwok.log", "kueue.log") or f.startswith(("operator", "reap-"))]
             logs.append(os.path.join(self.cluster, "webhook", "serve.log"))
             # Each pod's output (submitters' `ray job submit`), then the Ray heads' own logs the
             # runner kept: why a job stayed PENDING (the job manager, the raylet) or failed.
@@ -945,7 +954,8 @@ def pods_of(s, ns, name, node_type):
             and (p["metadata"].get("labels") or {}).get("ray.io/cluster", "").startswith(name + "-")]
 
 
-def measure(s, ns, name, outcome, want, workers=False, before=None):
+def measure(s, ns, name, outcome, want, workers=False, before=None,
+            mode="deletionRules (policy default)"):
     """One RayJob of the v16 group from creation to nothing stored: before(), when given, first;
     its terminal status must be `want` (jobDeploymentStatus, reason, jobStatus); with `workers`,
     its worker pods must go at failure while its head stays; then the bound of its outcome, and for
@@ -958,7 +968,7 @@ def measure(s, ns, name, outcome, want, workers=False, before=None):
         raise Fail(f"RayJob {name} ({outcome}): (jobDeploymentStatus, reason, jobStatus) {got}, expected {want}")
     end = parse_time(st["endTime"])
     failed = want[0] == "Failed"
-    row = {"mode": "deletionRules (policy default)", "version": "v1.6.2", "outcome": outcome,
+    row = {"mode": mode, "version": "v1.6.2", "outcome": outcome,
            "reason": want[1], "result": "zero"}
     if outcome == "appfail":
         log = s.submitter_log(ns, name)
@@ -989,12 +999,13 @@ def measure(s, ns, name, outcome, want, workers=False, before=None):
     return row
 
 
-def run_concurrently(s, cases):
+def run_concurrently(s, cases, mode="deletionRules (policy default)"):
     """cases: [(ns, name, outcome, want[, workers[, before]])], created before this is called;
-    measured at once, one thread each. Appends the rows to the table in the order given; the first failure is raised."""
+    measured at once, one thread each, their rows' mode `mode`. Appends the rows to the table in
+    the order given; the first failure is raised."""
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(len(cases)) as pool:
-        futures = [pool.submit(measure, s, *c) for c in cases]
+        futures = [pool.submit(measure, s, *c, mode=mode) for c in cases]
         rows, errors = [], []
         for f in futures:
             try:
@@ -1097,7 +1108,7 @@ def group_v16(s):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("group", choices=["v16", "v15", "v14"])
+    ap.add_argument("group", choices=["v16", "v15", "v14", "kueue"])
     ap.add_argument("--binary", default=os.path.join(REPO, "build", "rayjob-guard"))
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--table")
@@ -1115,7 +1126,14 @@ def main():
     s = Suite(args)
     failed, why = True, ""
     try:
-        {"v16": group_v16, "v15": group_v15, "v14": group_v14}[args.group](s)
+        if args.group == "kueue":
+            # kueue_group imports this file as lifecycle_test: the same module, not a second copy
+            # (its Fail must be the one caught here).
+            sys.modules.setdefault("lifecycle_test", sys.modules[__name__])
+            from kueue_group import group_kueue
+            group_kueue(s)
+        else:
+            {"v16": group_v16, "v15": group_v15, "v14": group_v14}[args.group](s)
         failed = False
     except Fail as e:
         why = str(e)
