@@ -4,6 +4,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <initializer_list>
@@ -265,17 +266,6 @@ Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfi
   return {};
 }
 
-Status decode_kueue(const Value& k, const Path& path, policy::KueueConfig& out) {
-  RJG_RETURN_IF_ERROR(only_keys(k, path, {"lifecycleMode", "manageJobsWithoutQueueName"}));
-  // deletionRules and deletionPolicy cannot carry a Kueue RayJob.
-  RJG_RETURN_IF_ERROR(read_mode(k, "lifecycleMode", path,
-                                {LifecycleMode::kReaper, LifecycleMode::kOperatorDeletesRayJob},
-                                "Kueue demands shutdownAfterJobFinishes: true, which KubeRay refuses "
-                                "next to deletion rules",
-                                out.lifecycle_mode));
-  return json::read_bool(k, "manageJobsWithoutQueueName", path, out.manage_jobs_without_queue_name);
-}
-
 Status decode_images(const Value& i, const Path& path, policy::ImagesConfig& out) {
   RJG_RETURN_IF_ERROR(only_keys(i, path, {"allow", "stock", "deny", "requireDigest"}));
   RJG_RETURN_IF_ERROR(read_patterns(i, "allow", path, out.allow));
@@ -348,6 +338,62 @@ Status decode_limits(const Value& obj, const Path& path, policy::QuotaLimits& ou
     out[key] = *q;
   }
   return {};
+}
+
+// A DNS-1123 label (a namespace's name) or subdomain (a LocalQueue's, as Kueue validates it).
+bool dns1123(std::string_view s, bool subdomain) {
+  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  if (s.empty() || s.size() > (subdomain ? 253U : 63U) || !alnum(s.front()) || !alnum(s.back())) {
+    return false;
+  }
+  return std::all_of(s.begin(), s.end(),
+                     [&](char c) { return alnum(c) || c == '-' || (subdomain && c == '.'); });
+}
+
+// kueue.localQueues: "<namespace>/<LocalQueue>" -> what its ClusterQueue can ever grant one
+// workload. Kueue's quota counts requests and pods, so only those keys.
+Status decode_local_queues(const Value& q, const Path& path,
+                           std::map<std::string, policy::QuotaLimits>& out) {
+  for (auto it = q.MemberBegin(); it != q.MemberEnd(); ++it) {
+    const std::string key(json::key_of(*it));
+    const Path kp = path.field(json::key_of(*it));
+    const std::size_t slash = key.find('/');
+    if (slash == std::string::npos || !dns1123(std::string_view(key).substr(0, slash), false) ||
+        !dns1123(std::string_view(key).substr(slash + 1), true)) {
+      return at(kp, "expected <namespace>/<LocalQueue name>, e.g. team-a/batch");
+    }
+    if (!it->value.IsObject()) {
+      return json::type_error(kp, "a mapping of quota keys to quantities", it->value);
+    }
+    policy::QuotaLimits limits;
+    RJG_RETURN_IF_ERROR(decode_limits(it->value, kp, limits));
+    for (const auto& [name, quantity] : limits) {
+      const std::string canonical = policy::canonical_quota_key(name);
+      if (canonical != "pods" && !canonical.starts_with("requests.")) {
+        return at(kp.field(name), "Kueue's quota counts requests and pods; use pods or requests.<resource>");
+      }
+    }
+    out[key] = std::move(limits);
+  }
+  return {};
+}
+
+Status decode_kueue(const Value& k, const Path& path, policy::KueueConfig& out) {
+  RJG_RETURN_IF_ERROR(
+      only_keys(k, path, {"lifecycleMode", "manageJobsWithoutQueueName", "localQueues"}));
+  // deletionRules and deletionPolicy cannot carry a Kueue RayJob.
+  RJG_RETURN_IF_ERROR(read_mode(k, "lifecycleMode", path,
+                                {LifecycleMode::kReaper, LifecycleMode::kOperatorDeletesRayJob},
+                                "Kueue demands shutdownAfterJobFinishes: true, which KubeRay refuses "
+                                "next to deletion rules",
+                                out.lifecycle_mode));
+  RJG_RETURN_IF_ERROR(
+      json::read_bool(k, "manageJobsWithoutQueueName", path, out.manage_jobs_without_queue_name));
+  const Value* queues = nullptr;
+  RJG_RETURN_IF_ERROR(object_member(k, "localQueues", path, queues));
+  return queues == nullptr
+             ? Status{}
+             : decode_local_queues(*queues, path.field("localQueues"), out.local_queues);
 }
 
 Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) {
@@ -593,6 +639,12 @@ std::string canonical_form(const policy::PolicyConfig& c) {
       c.kueue.manage_jobs_without_queue_name) {
     o << "kueue=" << mode_name(c.kueue.lifecycle_mode) << ' '
       << c.kueue.manage_jobs_without_queue_name << '\n';
+  }
+  for (const auto& [queue, l2] : c.kueue.local_queues) {
+    o << "kueue.localQueue ";
+    str(queue);
+    o << '=';
+    limits(l2);
   }
   list("images.allow", c.images.allow);
   list("images.stock.patterns", c.images.stock_patterns);

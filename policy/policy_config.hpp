@@ -66,6 +66,10 @@ struct KueueConfig {
   // kueue.manageJobsWithoutQueueName: Kueue runs with manageJobsWithoutQueueName, so every RayJob
   // is Kueue's, labelled or not.
   bool manage_jobs_without_queue_name = false;
+  // kueue.localQueues: "<namespace>/<LocalQueue>" -> the most its ClusterQueue can ever grant one
+  // workload (nominal quota, plus what it may borrow), as requests.* and pods keys. quota-fit
+  // refuses a Kueue RayJob whose worst-case footprint is larger: Kueue would queue it forever.
+  std::map<std::string, std::map<std::string, Quantity>> local_queues;
 };
 
 struct ImageDenyEntry {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/kueue.hpp"
 #include "policy/pod_footprint.hpp"
 #include "policy/rules/rules.hpp"
 
@@ -103,33 +104,11 @@ std::string describe(const FootprintPart& p, const std::string& canonical, const
          PodFootprint::per_pod_amount(p, canonical).to_string() + " = " + amount.to_string();
 }
 
-}  // namespace
-
-void check_quota_fit(const RuleContext& ctx, Findings& out) {
-  const std::string& ns = ctx.namespace_.empty() ? ctx.job.metadata.namespace_ : ctx.namespace_;
-  const QuotaConfig& quota = ctx.policy.quota;
-  const QuotaLimits* limits = nullptr;
-  std::string source;
-  if (auto it = quota.namespaces.find(ns); it != quota.namespaces.end()) {
-    limits = &it->second;
-    source = "namespace \"" + ns + "\" quota";
-  } else if (quota.unknown_namespace == QuotaConfig::UnknownNamespace::kUseDefault) {
-    limits = &quota.default_limits;
-    source = "default quota (namespace \"" + ns + "\" has no entry)";
-  } else {
-    out.push_back(
-        {RuleId::kQuotaFit, Finding::Kind::kViolation, "metadata.namespace",
-         "namespace \"" + ns +
-             "\" has no entry in the policy's quota.namespaces and quota.unknownNamespace "
-             "is deny, so the RayJob's footprint cannot be checked; create the RayJob in "
-             "a tenant namespace that has a quota entry, or ask the platform team to add "
-             "one",
-         {}});
-    return;
-  }
-
-  const PodFootprint fp = compute_pod_footprint(ctx.job);
-  for (const auto& [key, limit] : *limits) {
+// One finding per key of `limits` that the worst-case footprint `fp` exceeds: `source` names the
+// limits, `consequence` says what happens to such a RayJob.
+void check_against(const PodFootprint& fp, const QuotaLimits& limits, const std::string& source,
+                   std::string_view consequence, Findings& out) {
+  for (const auto& [key, limit] : limits) {
     if (!is_supported_quota_key(key)) {
       continue;
     }
@@ -182,10 +161,54 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
     const std::string shown_key = key == canonical ? key : key + " (" + canonical + ")";
     out.push_back({RuleId::kQuotaFit, Finding::Kind::kViolation, field,
                    "worst-case " + shown_key + " is " + in_units_of(need, limit) + ", over the " +
-                       source + " of " + limit.to_string() +
-                       ", so pods would be refused after the RayJob is admitted (" + breakdown +
-                       "); " + advice,
+                       source + " of " + limit.to_string() + ", " + std::string(consequence) +
+                       " (" + breakdown + "); " + advice,
                    {}});  // what to lower is the tenant's choice
+  }
+}
+
+}  // namespace
+
+void check_quota_fit(const RuleContext& ctx, Findings& out) {
+  const std::string& ns = ctx.namespace_.empty() ? ctx.job.metadata.namespace_ : ctx.namespace_;
+  const QuotaConfig& quota = ctx.policy.quota;
+  const QuotaLimits* limits = nullptr;
+  std::string source;
+  if (auto it = quota.namespaces.find(ns); it != quota.namespaces.end()) {
+    limits = &it->second;
+    source = "namespace \"" + ns + "\" quota";
+  } else if (quota.unknown_namespace == QuotaConfig::UnknownNamespace::kUseDefault) {
+    limits = &quota.default_limits;
+    source = "default quota (namespace \"" + ns + "\" has no entry)";
+  } else {
+    out.push_back(
+        {RuleId::kQuotaFit, Finding::Kind::kViolation, "metadata.namespace",
+         "namespace \"" + ns +
+             "\" has no entry in the policy's quota.namespaces and quota.unknownNamespace "
+             "is deny, so the RayJob's footprint cannot be checked; create the RayJob in "
+             "a tenant namespace that has a quota entry, or ask the platform team to add "
+             "one",
+         {}});
+    return;
+  }
+
+  const PodFootprint fp = compute_pod_footprint(ctx.job);
+  check_against(fp, *limits, source, "so pods would be refused after the RayJob is admitted", out);
+
+  // A Kueue RayJob also waits for its ClusterQueue: larger than all the queue can ever grant, it
+  // would stay suspended forever. What is merely not free now is Kueue's to queue, not refused.
+  if (!kueue_managed(ctx.job, ctx.policy)) {
+    return;
+  }
+  const auto label = ctx.job.metadata.kueue_labels.find(kQueueNameLabel);
+  if (label == ctx.job.metadata.kueue_labels.end()) {
+    return;
+  }
+  const std::string queue = ns + "/" + label->second;
+  if (const auto it = ctx.policy.kueue.local_queues.find(queue);
+      it != ctx.policy.kueue.local_queues.end()) {
+    check_against(fp, it->second, "ClusterQueue quota of LocalQueue \"" + queue + "\" (kueue.localQueues)",
+                  "so Kueue would never admit it: it would stay suspended in the queue", out);
   }
 }
 

@@ -85,6 +85,18 @@ INSTANTIATE_TEST_SUITE_P(
             "(Kueue demands shutdownAfterJobFinishes"},
         Bad{"kueue: {manageJobsWithoutQueueName: maybe}\n", ErrorCode::kInvalidArgument,
             "kueue.manageJobsWithoutQueueName: expected a boolean"},
+        Bad{"kueue: {localQueues: {batch: {requests.cpu: 8}}}\n", ErrorCode::kInvalidArgument,
+            "kueue.localQueues.batch: expected <namespace>/<LocalQueue name>"},
+        Bad{"kueue: {localQueues: {Team-A/batch: {requests.cpu: 8}}}\n",
+            ErrorCode::kInvalidArgument, "kueue.localQueues.Team-A/batch: expected <namespace>/"},
+        Bad{"kueue: {localQueues: {team-a/batch/x: {requests.cpu: 8}}}\n",
+            ErrorCode::kInvalidArgument, "kueue.localQueues.team-a/batch/x: expected"},
+        Bad{"kueue: {localQueues: {team-a/batch: {limits.cpu: 8}}}\n", ErrorCode::kInvalidArgument,
+            "kueue.localQueues.team-a/batch.limits.cpu: Kueue's quota counts requests and pods"},
+        Bad{"kueue: {localQueues: {team-a/batch: {requests.cpu: -8}}}\n",
+            ErrorCode::kInvalidArgument, "kueue.localQueues.team-a/batch.requests.cpu: must not be negative"},
+        Bad{"kueue: {localQueues: {team-a/batch: 8}}\n", ErrorCode::kInvalidArgument,
+            "kueue.localQueues.team-a/batch: expected a mapping of quota keys"},
         Bad{"kuberay: {version: \"1.1\"}\nlifecycle: {mode: reaper}\n"
             "kueue: {lifecycleMode: operatorDeletesRayJob}\n",
             ErrorCode::kInvalidArgument,
@@ -296,6 +308,21 @@ TEST(PolicyFile, HashNamesMaxPreRunningDeadlineOnlyWhenItDiffersFromItsDefault) 
   EXPECT_EQ(before.value().hash, same.value().hash);
   EXPECT_NE(before.value().hash, other.value().hash);
   EXPECT_EQ(other.value().config.lifecycle.max_pre_running_deadline_seconds, 1800);
+}
+
+TEST(PolicyFile, KueueLocalQueuesDecodeAndChangeTheHash) {
+  Result<LoadedPolicy> plain = decode_policy(std::string(kHeader));
+  Result<LoadedPolicy> queues = decode_policy(
+      std::string(kHeader) +
+      "kueue:\n  localQueues:\n    team-a/batch: {requests.cpu: \"32\", requests.nvidia.com/gpu: 4, "
+      "pods: 40}\n");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  ASSERT_TRUE(queues.ok()) << queues.error().message;
+  const auto& q = queues.value().config.kueue.local_queues;
+  ASSERT_EQ(q.size(), 1u);
+  EXPECT_EQ(q.at("team-a/batch").at("requests.cpu").to_string(), "32");
+  EXPECT_EQ(q.at("team-a/batch").at("requests.nvidia.com/gpu").to_string(), "4");
+  EXPECT_NE(plain.value().hash, queues.value().hash);
 }
 
 TEST(PolicyFile, HashOfDefaultIsStable) {

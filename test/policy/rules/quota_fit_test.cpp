@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/kueue.hpp"
 #include "policy/rules/rules.hpp"
 #include "test/policy/rayjob_builder.hpp"
 
@@ -211,6 +212,53 @@ TEST(QuotaFit, Table) {
        },
        {{"spec",
          {"requests.cpu is 14.5", "head pod 10, worker group \"small-group\" 2 pods x 2 = 4"}}}},
+      // Kueue (kueue.localQueues): the most the LocalQueue's ClusterQueue can ever grant.
+      {"a Kueue RayJob larger than its LocalQueue's ClusterQueue quota",
+       [](RayJob& j, PolicyConfig& p, std::string&) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         p.kueue.local_queues["tenant-a/batch"] = {{"requests.cpu", q("4")}};
+       },
+       {{"spec",
+         {"worst-case requests.cpu is 5.5, over the ClusterQueue quota of LocalQueue "
+          "\"tenant-a/batch\" (kueue.localQueues) of 4, so Kueue would never admit it",
+          "worker group \"small-group\" 2 pods x 2 = 4"}}}},
+      {"in the ClusterQueue quota's own unit",
+       [](RayJob& j, PolicyConfig& p, std::string&) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         p.kueue.local_queues["tenant-a/batch"] = {{"requests.memory", q("1Gi")}};
+       },
+       {{"spec", {"requests.memory is about 10.20Gi (exactly 10440Mi), over the ClusterQueue quota"}}}},
+      {"a Kueue RayJob within its ClusterQueue quota",
+       [](RayJob& j, PolicyConfig& p, std::string&) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         p.kueue.local_queues["tenant-a/batch"] = {{"requests.cpu", q("5500m")}};
+       },
+       {}},
+      {"another LocalQueue's entry does not apply",
+       [](RayJob& j, PolicyConfig& p, std::string&) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "interactive";
+         p.kueue.local_queues["tenant-a/batch"] = {{"requests.cpu", q("1")}};
+       },
+       {}},
+      {"nor another namespace's LocalQueue of the same name",
+       [](RayJob& j, PolicyConfig& p, std::string&) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         p.kueue.local_queues["tenant-b/batch"] = {{"requests.cpu", q("1")}};
+       },
+       {}},
+      {"an unlabelled RayJob is not Kueue's",
+       [](RayJob&, PolicyConfig& p, std::string&) {
+         p.kueue.local_queues["tenant-a/batch"] = {{"requests.cpu", q("1")}};
+       },
+       {}},
+      {"over both the namespace's quota and the ClusterQueue's: one finding each",
+       [](RayJob& j, PolicyConfig& p, std::string&) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         p.quota.namespaces["tenant-a"] = {{"requests.cpu", q("5")}};
+         p.kueue.local_queues["tenant-a/batch"] = {{"requests.cpu", q("4")}};
+       },
+       {{"spec", {"over the namespace \"tenant-a\" quota of 5, so pods would be refused"}},
+        {"spec", {"over the ClusterQueue quota of LocalQueue \"tenant-a/batch\""}}}},
   };
   for (const Row& r : rows) {
     RayJob j = testing::compliant_rayjob();
