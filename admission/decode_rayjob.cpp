@@ -395,19 +395,12 @@ Status decode_metadata(const Value& meta, const Path& path, policy::ObjectMeta& 
   RJG_RETURN_IF_ERROR(json::read_string(meta, "generateName", path, out.generate_name));
   RJG_RETURN_IF_ERROR(json::read_string(meta, "namespace", path, out.namespace_));
   // Every label and annotation value is type-checked; only the prefixes the rules read are kept.
-  const auto keep = [&](std::string_view key, std::string_view prefix,
-                        FlatMap<std::string>& to) -> Status {
-    std::optional<FlatMap<std::string>> kept;
-    RJG_RETURN_IF_ERROR(json::read_string_map(meta, key, path, kept, prefix));
-    if (kept) {
-      to = std::move(*kept);
-    }
-    return {};
-  };
-  RJG_RETURN_IF_ERROR(keep("labels", policy::kKueuePrefix, out.kueue_labels));
-  RJG_RETURN_IF_ERROR(keep("annotations", policy::kAnnotationPrefix, out.annotations));
-  RJG_RETURN_IF_ERROR(keep("annotations", "ray.io/", out.ray_annotations));
-  RJG_RETURN_IF_ERROR(keep("annotations", policy::kKueuePrefix, out.kueue_annotations));
+  RJG_RETURN_IF_ERROR(
+      json::split_string_map(meta, "labels", path, {{policy::kKueuePrefix, &out.kueue_labels}}));
+  RJG_RETURN_IF_ERROR(json::split_string_map(meta, "annotations", path,
+                                             {{policy::kAnnotationPrefix, &out.annotations},
+                                              {"ray.io/", &out.ray_annotations},
+                                              {policy::kKueuePrefix, &out.kueue_annotations}}));
   RJG_RETURN_IF_ERROR(json::read_string_list(meta, "finalizers", path, out.finalizers));
   return {};
 }

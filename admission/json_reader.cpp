@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <span>
 
 namespace rjg::admission::json {
 
@@ -512,9 +513,11 @@ FlatMap<std::string> sorted_string_map(std::vector<const Value::Member*>& member
   return m;
 }
 
-// read_string_map and check_string_map: stores into `out` when it is not null.
+// The map at `key` type-checked in one pass, each subset of `keep` collected; `present` says
+// whether there was a map at all.
 Status string_map(const Value& obj, std::string_view key, const Path& path,
-                  std::optional<FlatMap<std::string>>* out, std::string_view keep_prefix) {
+                  std::span<const KeptPrefix> keep, bool& present) {
+  present = false;
   const Value* v = member(obj, key);
   if (v == nullptr) {
     return {};
@@ -524,19 +527,22 @@ Status string_map(const Value& obj, std::string_view key, const Path& path,
     return type_error(p, "an object of strings", *v);
   }
   RJG_RETURN_IF_ERROR(check_object(*v, p));
-  std::vector<const Value::Member*> kept;
+  std::vector<std::vector<const Value::Member*>> kept(keep.size());
   for (auto it = v->MemberBegin(); it != v->MemberEnd(); ++it) {
     if (!it->value.IsString()) {
       return type_error(p.field(key_of(*it)), "a string", it->value);
     }
     const std::string_view name = key_of(*it);
-    if (out != nullptr && name.substr(0, keep_prefix.size()) == keep_prefix) {
-      kept.push_back(&*it);
+    for (std::size_t i = 0; i < keep.size(); ++i) {
+      if (name.starts_with(keep[i].prefix)) {
+        kept[i].push_back(&*it);
+      }
     }
   }
-  if (out != nullptr) {
-    *out = sorted_string_map(kept);
+  for (std::size_t i = 0; i < keep.size(); ++i) {
+    *keep[i].out = sorted_string_map(kept[i]);
   }
+  present = true;
   return {};
 }
 
@@ -544,11 +550,21 @@ Status string_map(const Value& obj, std::string_view key, const Path& path,
 
 Status read_string_map(const Value& obj, std::string_view key, const Path& path,
                        std::optional<FlatMap<std::string>>& out, std::string_view keep_prefix) {
-  return string_map(obj, key, path, &out, keep_prefix);
+  FlatMap<std::string> m;
+  const KeptPrefix keep[] = {{keep_prefix, &m}};
+  bool present = false;
+  RJG_RETURN_IF_ERROR(string_map(obj, key, path, keep, present));
+  if (present) {
+    out = std::move(m);
+  }
+  return {};
 }
 
-Status check_string_map(const Value& obj, std::string_view key, const Path& path) {
-  return string_map(obj, key, path, nullptr, {});
+Status split_string_map(const Value& obj, std::string_view key, const Path& path,
+                        std::initializer_list<KeptPrefix> keep) {
+  bool present = false;
+  return string_map(obj, key, path, std::span<const KeptPrefix>(keep.begin(), keep.size()),
+                    present);
 }
 
 Status read_string_list(const Value& obj, std::string_view key, const Path& path,

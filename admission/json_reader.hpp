@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
@@ -128,8 +129,17 @@ Status read_int32(const Value& obj, std::string_view key, const Path& path,
 // what it uses.
 Status read_string_map(const Value& obj, std::string_view key, const Path& path,
                        std::optional<FlatMap<std::string>>& out, std::string_view keep_prefix = {});
-// As read_string_map, but stores nothing: only the types are checked.
-Status check_string_map(const Value& obj, std::string_view key, const Path& path);
+// One subset of a string map that split_string_map keeps: the entries whose key starts with
+// `prefix`, stored into `*out` (which must outlive the call).
+struct KeptPrefix {
+  std::string_view prefix;
+  FlatMap<std::string>* out;
+};
+// As read_string_map, in one pass over the map, keeping one subset per entry of `keep` (an entry
+// may land in several); with `keep` empty only the types are checked. Absent or null: nothing is
+// stored.
+Status split_string_map(const Value& obj, std::string_view key, const Path& path,
+                        std::initializer_list<KeptPrefix> keep);
 Status read_string_list(const Value& obj, std::string_view key, const Path& path,
                         std::vector<std::string>& out);
 

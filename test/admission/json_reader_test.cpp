@@ -152,7 +152,7 @@ TEST(JsonReader, DuplicateKeyInStringMapIsRejected) {
   const Status st = read_string_map(doc.value(), "labels", Path("metadata"), m);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "metadata.labels: duplicate key \"a\"");
-  EXPECT_FALSE(check_string_map(doc.value(), "labels", Path("metadata")).ok());
+  EXPECT_FALSE(split_string_map(doc.value(), "labels", Path("metadata"), {}).ok());
 }
 
 TEST(JsonReader, ErrorPathKeepsAKeyWithAnEscapedNul) {
@@ -225,7 +225,7 @@ TEST(JsonReader, TypedReadersNameThePath) {
   st = read_string_map(doc.value(), "m", root, m);
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "request.object.spec.m.k: expected a string, got number");
-  st = check_string_map(doc.value(), "m", root);
+  st = split_string_map(doc.value(), "m", root, {});
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "request.object.spec.m.k: expected a string, got number");
   std::vector<std::string> l;
@@ -249,8 +249,23 @@ TEST(JsonReader, StringMapKeepsOnlyThePrefixButChecksEveryValue) {
   const Status st = read_string_map(doc.value(), "b", root, m, "rayjob-guard.io/");
   ASSERT_FALSE(st.ok());
   EXPECT_EQ(st.error().message, "metadata.b.other: expected a string, got number");
-  EXPECT_TRUE(check_string_map(doc.value(), "a", root).ok());
-  EXPECT_FALSE(check_string_map(doc.value(), "b", root).ok());
+  EXPECT_TRUE(split_string_map(doc.value(), "a", root, {}).ok());
+  EXPECT_FALSE(split_string_map(doc.value(), "b", root, {}).ok());
+}
+
+TEST(JsonReader, SplitStringMapKeepsEachPrefixInOnePass) {
+  auto doc = parse(R"({"a":{"ray.io/x":"1","kueue.x-k8s.io/q":"2","other":"3","ray.io/y":"4"}})");
+  ASSERT_TRUE(doc.ok());
+  FlatMap<std::string> ray, kueue, all;
+  ASSERT_TRUE(split_string_map(doc.value(), "a", Path("metadata"),
+                               {{"ray.io/", &ray}, {"kueue.x-k8s.io/", &kueue}, {"", &all}})
+                  .ok());
+  EXPECT_EQ(ray, (FlatMap<std::string>{{"ray.io/x", "1"}, {"ray.io/y", "4"}}));
+  EXPECT_EQ(kueue, (FlatMap<std::string>{{"kueue.x-k8s.io/q", "2"}}));
+  EXPECT_EQ(all.size(), 4u);
+  FlatMap<std::string> untouched{{"k", "v"}};
+  ASSERT_TRUE(split_string_map(doc.value(), "absent", Path("metadata"), {{"", &untouched}}).ok());
+  EXPECT_EQ(untouched, (FlatMap<std::string>{{"k", "v"}}));
 }
 
 // parse_in_place runs the same checks as parse; only where the strings and nodes live differs.
