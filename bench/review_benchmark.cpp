@@ -8,7 +8,9 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "admission/decode_rayjob.hpp"
@@ -190,6 +192,8 @@ void run_tokenize(benchmark::State& state, const std::string& body) {
 }
 
 void BM_FloorTokenize(benchmark::State& state) { run_tokenize(state, make_review(3, 30)); }
+void BM_FloorTokenizeSmall(benchmark::State& state) { run_tokenize(state, make_review(1, 0)); }
+void BM_FloorTokenizeLarge(benchmark::State& state) { run_tokenize(state, make_review(60, 90)); }
 
 BENCHMARK(BM_StageJsonParse);
 BENCHMARK(BM_FloorTokenize);
@@ -198,6 +202,43 @@ BENCHMARK(BM_StageEvaluate);
 BENCHMARK(BM_StageEncode);
 BENCHMARK(BM_StageRuntimeEnvYaml);
 BENCHMARK(BM_StageImageMatch);
+BENCHMARK(BM_FloorTokenizeSmall);
+BENCHMARK(BM_FloorTokenizeLarge);
+
+// The console output, then each review's CPU time over RapidJSON's bare tokenize of the same
+// request (the floor): the figure issue 27 tracks, printed so no one has to divide by hand.
+class RatioReporter : public benchmark::ConsoleReporter {
+ public:
+  // review benchmark -> its floor's benchmark, in the order printed.
+  void pair(std::string review, std::string floor) {
+    pairs_.emplace_back(std::move(review), std::move(floor));
+  }
+
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (!r.error_occurred && r.run_type == Run::RT_Iteration) {
+        cpu_[r.benchmark_name()] = r.GetAdjustedCPUTime();
+      }
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+
+  void Finalize() override {
+    for (const auto& [review, floor] : pairs_) {
+      const auto r = cpu_.find(review);
+      const auto f = cpu_.find(floor);
+      if (r != cpu_.end() && f != cpu_.end() && f->second > 0) {
+        std::printf("ratio %s / %s: %.2f (CPU time, one process, same run)\n", review.c_str(),
+                    floor.c_str(), r->second / f->second);
+      }
+    }
+    ConsoleReporter::Finalize();
+  }
+
+ private:
+  std::vector<std::pair<std::string, std::string>> pairs_;
+  std::map<std::string, double> cpu_;
+};
 
 }  // namespace
 
@@ -205,6 +246,7 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   std::vector<std::string> bodies;  // kept alive until the benchmarks have run
   bodies.reserve(static_cast<std::size_t>(argc));
+  std::vector<std::string> file_names;
   for (int i = 1; i < argc; ++i) {
     constexpr const char* kFlag = "--review-file=";
     if (std::strncmp(argv[i], kFlag, std::strlen(kFlag)) != 0) {
@@ -219,12 +261,20 @@ int main(int argc, char** argv) {
     }
     const std::string& body = bodies.emplace_back(std::move(text).value());
     const std::string name = path.substr(path.find_last_of('/') + 1);
+    file_names.push_back(name);
     benchmark::RegisterBenchmark(("review/" + name).c_str(),
                                  [&body](benchmark::State& s) { run_review(s, body); });
     benchmark::RegisterBenchmark(("tokenize/" + name).c_str(),
                                  [&body](benchmark::State& s) { run_tokenize(s, body); });
   }
-  benchmark::RunSpecifiedBenchmarks();
+  RatioReporter reporter;
+  reporter.pair("BM_ReviewSmall", "BM_FloorTokenizeSmall");
+  reporter.pair("BM_ReviewTypical", "BM_FloorTokenize");
+  reporter.pair("BM_ReviewLarge", "BM_FloorTokenizeLarge");
+  for (const std::string& name : file_names) {
+    reporter.pair("review/" + name, "tokenize/" + name);
+  }
+  benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::Shutdown();
   return 0;
 }
