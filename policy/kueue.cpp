@@ -8,8 +8,11 @@ bool kueue_managed(const RayJob& job, const PolicyConfig& policy) {
   if (selector_only) {
     return false;
   }
-  return policy.kueue.manage_jobs_without_queue_name ||
-         job.metadata.kueue_labels.contains(kQueueNameLabel);
+  if (policy.kueue.manage_jobs_without_queue_name) {
+    return true;
+  }
+  const auto it = job.metadata.kueue_labels.find(kQueueNameLabel);
+  return it != job.metadata.kueue_labels.end() && !it->second.empty();
 }
 
 LifecycleMode lifecycle_mode_of(const RayJob& job, const PolicyConfig& policy) {

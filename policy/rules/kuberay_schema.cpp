@@ -586,6 +586,8 @@ bool is_label_name_part(std::string_view s, std::size_t max) {
   return true;
 }
 
+}  // namespace
+
 bool is_dns1123_subdomain(std::string_view s) {
   if (s.empty() || s.size() > 253) {
     return false;
@@ -609,6 +611,8 @@ bool is_dns1123_subdomain(std::string_view s) {
     start = dot + 1;
   }
 }
+
+namespace {
 
 // IsQualifiedName: [prefix/]name, prefix a DNS-1123 subdomain, name at most 63 characters.
 bool is_qualified_name(std::string_view s) {

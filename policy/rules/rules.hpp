@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,11 @@ void check_kueue_webhook(const RuleContext& ctx, Findings& out);       // kueue_
 // it and the rule is not off. Another rule that would ask for the same change leaves it to
 // cluster-selector then. In cluster_selector.cpp.
 bool cluster_selector_refuses(const PolicyConfig& policy);
+
+// Whether `s` is a DNS-1123 subdomain, as k8s.io/apimachinery IsDNS1123Subdomain: dot-separated
+// labels of lowercase letters, digits and '-', each starting and ending alphanumeric, at most 253
+// characters. In kuberay_schema.cpp.
+bool is_dns1123_subdomain(std::string_view s);
 
 // The fix for leaving clusterSelector mode, which cluster-selector and reap-self both ask for:
 // remove spec.clusterSelector when rayClusterSpec already describes a cluster; none otherwise
