@@ -2,7 +2,8 @@
 # Builds the Kueue conformance oracle (kueue-oracle/main.go) at KUEUE_VERSION
 # (test/peers/versions.env) and prints the binary's path on its last stdout line. The module
 # kueue-oracle/ pins that version in its go.mod/go.sum (checked here); next to main.go the build
-# puts the apiserver's CRD handling of the KubeRay v1.6.2 oracle (oracle/v1.6.2/apiserver.go),
+# puts the manifest reader both oracles share (oracle/manifests.go), the apiserver's CRD handling
+# of the KubeRay v1.6.2 oracle (oracle/v1.6.2/apiserver.go),
 # the RayJob and RayCluster CRDs of the ray-operator module Kueue requires and Kueue's Workload
 # CRD, all from the module cache, in crd/.
 # Everything comes from the Go module proxy; the binary is cached under
@@ -21,9 +22,9 @@ if ! grep -qE "^[[:space:]]*(require[[:space:]]+)?sigs.k8s.io/kueue $v\$" "$mod/
   echo "build-kueue-oracle.sh: $mod/go.mod does not require sigs.k8s.io/kueue $v (KUEUE_VERSION)" >&2
   exit 2
 fi
-shared=$here/oracle/v1.6.2/apiserver.go
+shared=("$here/oracle/v1.6.2/apiserver.go" "$here/oracle/manifests.go")
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard
-key=$(cat "$mod/main.go" "$mod/go.mod" "$mod/go.sum" "$shared" "$here/build-kueue-oracle.sh" |
+key=$(cat "$mod/main.go" "$mod/go.mod" "$mod/go.sum" "${shared[@]}" "$here/build-kueue-oracle.sh" |
   sha256sum | cut -c1-16)
 out=$cache/kueue-oracle/$v-$key/kueue-oracle
 if [[ -x $out ]]; then
@@ -35,7 +36,7 @@ fi
 rjg_go_env "$cache" mod || { echo "build-kueue-oracle.sh: cannot build the oracle" >&2; exit 1; }
 src=$(mktemp -d)
 trap 'rm -rf "$src"' EXIT
-cp "$mod/main.go" "$mod/go.mod" "$mod/go.sum" "$shared" "$src/"
+cp "$mod/main.go" "$mod/go.mod" "$mod/go.sum" "${shared[@]}" "$src/"
 mkdir -p "$(dirname "$out")" "$src/crd"
 start=$(date +%s)
 (

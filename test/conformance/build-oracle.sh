@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the KubeRay conformance oracle (oracle/main.go) at one served KubeRay version and prints
+# Builds the KubeRay conformance oracle (oracle/main.go, with the manifest reader it shares with the
+# Kueue oracle, oracle/manifests.go) at one served KubeRay version and prints
 # the binary's path on its last stdout line. The module oracle/<version>/ pins that version in its
 # go.mod/go.sum and may add Go files of its own (v1.6.2: the apiserver's CRD handling and what the
 # operator does after validation), built next to main.go with the ray-operator module's RayJob
@@ -26,7 +27,7 @@ fi
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard
 shopt -s nullglob
 own=("$mod"/*.go)
-key=$(cat "$here/oracle/main.go" "$here/build-oracle.sh" "$mod/go.mod" "$mod/go.sum" "${own[@]}" |
+key=$(cat "$here/oracle/main.go" "$here/oracle/manifests.go" "$here/build-oracle.sh" "$mod/go.mod" "$mod/go.sum" "${own[@]}" |
   sha256sum | cut -c1-16)
 out=$cache/kuberay-oracle/$v-$key/kuberay-oracle
 if [[ -x $out ]]; then
@@ -38,7 +39,7 @@ fi
 rjg_go_env "$cache" mod || { echo "build-oracle.sh: cannot build the oracle" >&2; exit 1; }
 src=$(mktemp -d)
 trap 'rm -rf "$src"' EXIT
-cp "$here/oracle/main.go" "$mod/go.mod" "$mod/go.sum" "${own[@]}" "$src/"
+cp "$here/oracle/main.go" "$here/oracle/manifests.go" "$mod/go.mod" "$mod/go.sum" "${own[@]}" "$src/"
 mkdir -p "$(dirname "$out")" "$src/crd"
 start=$(date +%s)
 (

@@ -69,8 +69,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -90,13 +88,11 @@ import (
 	utilerrors "k8s.io/apimachinery/pkg/util/errors"
 	utiljson "k8s.io/apimachinery/pkg/util/json"
 	"k8s.io/apimachinery/pkg/util/validation/field"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
-	"sigs.k8s.io/yaml"
 
 	kueue "sigs.k8s.io/kueue/apis/kueue/v1beta2"
 	qcache "sigs.k8s.io/kueue/pkg/cache/queue"
@@ -158,32 +154,11 @@ func main() {
 		fail("%v", err)
 	}
 
-	files := flag.Args()
-	if *list != "" {
-		b, err := os.ReadFile(*list)
-		if err != nil {
-			fail("--list: %v", err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				files = append(files, l)
-			}
-		}
+	files, err := manifestFiles(flag.Args(), *list)
+	if err != nil {
+		fail("%v", err)
 	}
-	if len(files) == 0 {
-		fail("no manifest given (FILE... or --list FILE)")
-	}
-	out := bufio.NewWriterSize(os.Stdout, 1<<16)
-	defer out.Flush()
-	bad := false
-	for _, f := range files {
-		if err := o.judgeFile(out, f); err != nil {
-			fmt.Fprintf(os.Stderr, "kueue-oracle: %s: %v\n", f, err)
-			bad = true
-		}
-	}
-	out.Flush()
-	if bad {
+	if !judgeFiles("kueue-oracle", files, o.judgeFile) {
 		os.Exit(2)
 	}
 }
@@ -228,26 +203,7 @@ func setField(w *rayjob.RayJobWebhook, name string, value any) {
 }
 
 func (o *oracle) judgeFile(out io.Writer, path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
-	for doc := 1; ; doc++ {
-		raw, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("document %d: %v", doc, err)
-		}
-		js, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return fmt.Errorf("document %d: %v", doc, err)
-		}
-		if t := bytes.TrimSpace(js); len(t) == 0 || string(t) == "null" {
-			continue
-		}
+	return eachDocument(path, func(doc int, js []byte) error {
 		var head struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
@@ -265,7 +221,7 @@ func (o *oracle) judgeFile(out io.Writer, path string) error {
 			o.judge(out, path, doc, "CREATE", nil, js)
 		case head.Kind == "AdmissionReview" && head.APIVersion == "admission.k8s.io/v1":
 			if !isRayJob(head.Request.Object) {
-				continue
+				return nil
 			}
 			switch head.Request.Operation {
 			case "CREATE":
@@ -277,7 +233,8 @@ func (o *oracle) judgeFile(out io.Writer, path string) error {
 				o.judge(out, path, doc, "UPDATE", head.Request.OldObject, head.Request.Object)
 			}
 		}
-	}
+		return nil
+	})
 }
 
 func isRayJob(js []byte) bool {

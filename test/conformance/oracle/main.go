@@ -33,10 +33,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -48,7 +46,6 @@ import (
 	"github.com/ray-project/kuberay/ray-operator/controllers/ray/utils"
 	_ "github.com/ray-project/kuberay/ray-operator/pkg/features" // registers the gates
 	utiljson "k8s.io/apimachinery/pkg/util/json"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/component-base/featuregate"
 	"sigs.k8s.io/yaml"
@@ -104,32 +101,11 @@ func main() {
 		return
 	}
 
-	files := flag.Args()
-	if *list != "" {
-		b, err := os.ReadFile(*list)
-		if err != nil {
-			fail("--list: %v", err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if l = strings.TrimSpace(l); l != "" {
-				files = append(files, l)
-			}
-		}
+	files, err := manifestFiles(flag.Args(), *list)
+	if err != nil {
+		fail("%v", err)
 	}
-	if len(files) == 0 {
-		fail("no manifest given (FILE... or --list FILE)")
-	}
-	out := bufio.NewWriterSize(os.Stdout, 1<<16)
-	defer out.Flush()
-	bad := false
-	for _, f := range files {
-		if err := judgeFile(out, f); err != nil {
-			fmt.Fprintf(os.Stderr, "kuberay-oracle: %s: %v\n", f, err)
-			bad = true
-		}
-	}
-	out.Flush()
-	if bad {
+	if !judgeFiles("kuberay-oracle", files, judgeFile) {
 		os.Exit(2)
 	}
 }
@@ -157,35 +133,16 @@ func policyGates(path string) (map[string]bool, error) {
 }
 
 func judgeFile(out io.Writer, path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(b)))
-	for doc := 1; ; doc++ {
-		raw, err := r.Read()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("document %d: %v", doc, err)
-		}
-		js, err := yaml.YAMLToJSON(raw)
-		if err != nil {
-			return fmt.Errorf("document %d: %v", doc, err)
-		}
+	return eachDocument(path, func(doc int, js []byte) error {
 		var head struct {
 			APIVersion string `json:"apiVersion"`
 			Kind       string `json:"kind"`
-		}
-		if len(bytes.TrimSpace(js)) == 0 || string(bytes.TrimSpace(js)) == "null" {
-			continue
 		}
 		if err := json.Unmarshal(js, &head); err != nil {
 			return fmt.Errorf("document %d: %v", doc, err)
 		}
 		if head.Kind != "RayJob" || !strings.HasPrefix(head.APIVersion, "ray.io/") {
-			continue
+			return nil
 		}
 		unknown := ""
 		if apiserverAdmits != nil {
@@ -193,15 +150,16 @@ func judgeFile(out io.Writer, path string) error {
 			var obj map[string]any
 			if err := utiljson.Unmarshal(js, &obj); err != nil {
 				fmt.Fprintf(out, "%s\t%d\t%s\tundecodable\t%s\t\n", path, doc, nameOf(js), oneLine(err.Error()))
-				continue
+				return nil
 			}
 			pruned, refusal := apiserverAdmits(obj)
 			if refusal != nil {
 				fmt.Fprintf(out, "%s\t%d\t%s\tcrd-refused\t%s\t%s\n", path, doc, nameOf(js),
 					oneLine(refusal.Error()), pruned)
-				continue
+				return nil
 			}
 			unknown = pruned
+			var err error
 			if js, err = json.Marshal(obj); err != nil {
 				return fmt.Errorf("document %d: %v", doc, err)
 			}
@@ -211,7 +169,7 @@ func judgeFile(out io.Writer, path string) error {
 		var job rayv1.RayJob
 		if err := json.Unmarshal(js, &job); err != nil {
 			fmt.Fprintf(out, "%s\t%d\t%s\tundecodable\t%s\t\n", path, doc, nameOf(js), oneLine(err.Error()))
-			continue
+			return nil
 		}
 		// The apiserver fills metadata.name from generateName before the operator sees it: the
 		// prefix cut to 58 characters plus 5 random ones (names.SimpleNameGenerator).
@@ -227,7 +185,8 @@ func judgeFile(out io.Writer, path string) error {
 			verdict = "rejected\t" + oneLine(err.Error())
 		}
 		fmt.Fprintf(out, "%s\t%d\t%s\t%s\t%s\n", path, doc, job.Name, verdict, unknown)
-	}
+		return nil
+	})
 }
 
 // validate runs what the reconciler runs before it creates anything, in its order.
