@@ -116,17 +116,8 @@ def start_kueue(s):
     s.procs["kueue"] = p
     s.kueue = True
 
-    def ready():
-        if not p.alive():
-            raise Fail(f"kueue exited {p.p.returncode}; see {p.log}")
-        try:
-            import urllib.request
-            with urllib.request.urlopen(f"http://127.0.0.1:{probe}/readyz", timeout=2) as r:
-                return r.status == 200
-        except Exception:  # noqa: BLE001
-            return False
-
-    wait_for(f"kueue /readyz on 127.0.0.1:{probe}", 120, ready)
+    # /readyz answers once the webhook server has started.
+    lt.wait_http_ok(p, f"http://127.0.0.1:{probe}/readyz", 120)
     with open(os.path.join(certs, "ca.crt"), "rb") as f:
         ca = base64.b64encode(f.read()).decode()
     for d in kueue_webhooks(module_dir, f"https://127.0.0.1:{webhook}", ca):

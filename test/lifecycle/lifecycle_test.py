@@ -101,6 +101,23 @@ def wait_for(what, timeout, pred, every=0.5, state=None):
         time.sleep(every)
 
 
+def wait_http_ok(p, url, timeout):
+    """Waits until GET `url` answers 200 (the health probe of the process `p` we started); Fail
+    at once if `p` exits, or after `timeout` seconds."""
+    import urllib.request
+
+    def ok():
+        if not p.alive():
+            raise Fail(f"{p.name} exited {p.p.returncode}; see {p.log}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                return r.status == 200
+        except Exception:  # noqa: BLE001
+            return False
+
+    wait_for(f"{p.name}: {url} to answer 200", timeout, ok)
+
+
 class Proc:
     """A process we started, stopped by its PID (TERM, then KILL after grace seconds)."""
 
@@ -237,17 +254,7 @@ class Suite:
                  env=penv)
         self.procs["operator"] = p
 
-        def healthy():
-            if not p.alive():
-                raise Fail(f"ray-operator {version} exited {p.p.returncode}; see {p.log}")
-            try:
-                import urllib.request
-                with urllib.request.urlopen(f"http://127.0.0.1:{probe}/healthz", timeout=2) as r:
-                    return r.status == 200
-            except Exception:  # noqa: BLE001
-                return False
-
-        wait_for(f"ray-operator {version} /healthz on 127.0.0.1:{probe}", 60, healthy)
+        wait_http_ok(p, f"http://127.0.0.1:{probe}/healthz", 60)
         # The flags it runs with must be what the values files say (unshare execs the operator).
         argv, environ = values_reader.read_proc(p.pid)
         problems = values_reader.compare(files, argv, environ)

@@ -430,17 +430,3 @@ func fieldErrors(err error) []fieldError {
 	walk(err)
 	return out
 }
-
-func nameOf(js []byte) string {
-	var m struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal(js, &m)
-	return m.Metadata.Name
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
-}

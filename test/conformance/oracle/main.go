@@ -218,17 +218,3 @@ func unknownField(js []byte) string {
 	}
 	return ""
 }
-
-func nameOf(js []byte) string {
-	var m struct {
-		Metadata struct {
-			Name string `json:"name"`
-		} `json:"metadata"`
-	}
-	_ = json.Unmarshal(js, &m)
-	return m.Metadata.Name
-}
-
-func oneLine(s string) string {
-	return strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
-}

@@ -6,6 +6,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -79,4 +80,20 @@ func eachDocument(path string, fn func(doc int, js []byte) error) error {
 			return err
 		}
 	}
+}
+
+// nameOf returns metadata.name of a manifest's JSON, empty when it has none.
+func nameOf(js []byte) string {
+	var m struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(js, &m)
+	return m.Metadata.Name
+}
+
+// oneLine makes s fit one tab-separated output column.
+func oneLine(s string) string {
+	return strings.NewReplacer("\n", " ", "\t", " ").Replace(s)
 }
