@@ -58,9 +58,12 @@ def log(msg):
     print(time.strftime("%H:%M:%S ", time.gmtime()) + msg, flush=True)
 
 
-def free_port(host):
+def free_port():
+    """A port nothing listens on at any address: Ray binds some of its ports (the dashboard's
+    gRPC port) on 0.0.0.0 whatever --node-ip-address says, so a port free on the head's own
+    127.0.0.X alone may be another head's (seen: "Failed to bind to address 0.0.0.0:55025")."""
     s = socket.socket()
-    s.bind((host, 0))
+    s.bind(("", 0))
     port = s.getsockname()[1]
     s.close()
     return port
@@ -319,55 +322,69 @@ class Runner:
             kept.append(w)
         if kept[:2] == ["ray", "start"]:
             kept = kept[2:]
-        agent = free_port(ip)
-        ports = {
-            "--port": free_port(ip), "--dashboard-port": 8265, "--metrics-export-port": free_port(ip),
-            "--dashboard-agent-listen-port": agent, "--dashboard-agent-grpc-port": free_port(ip),
-            "--node-manager-port": free_port(ip), "--object-manager-port": free_port(ip),
-            "--ray-client-server-port": free_port(ip), "--runtime-env-agent-port": free_port(ip),
-            "--dashboard-grpc-port": free_port(ip),
-        }
-        # Short: Ray's unix sockets live under it, and a socket path has at most 107 bytes.
-        tmp = tempfile.mkdtemp(prefix="rjgray.", dir="/tmp")
-        prefix, env = self.pod_env(ns)
-        ray = os.path.join(self.netns_pods[ns]["venv"], "bin", "ray") if ns in self.netns_pods else "ray"
-        cmd = [*prefix, ray, "start", "--head", "--block", "--node-ip-address", ip, "--dashboard-host", ip,
-               "--num-cpus", "2", "--object-store-memory", str(100 * 1024 * 1024),
-               # Workers' gRPC servers bind a port the kernel picks (Ray's 0), so two heads on
-               # one machine never share a worker port range.
-               "--temp-dir", tmp, "--min-worker-port", "0", "--max-worker-port", "0"]
-        for k, v in ports.items():
-            cmd += [k, str(v)]
-        cmd += kept
-        logf = open(os.path.join(self.logdir, f"{ns}.{name}.log"), "ab")
-        log(f"{ns}/{name}: starting Ray head on {ip}: {' '.join(cmd)}")
-        env.update({"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "1"})
-        proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
-                                start_new_session=True, cwd=self.logdir)
-        with self.lock:
-            if uid not in self.heads:  # deleted meanwhile
-                stop_group(proc, name)
-                return
-            self.heads[uid]["proc"] = proc
-            self.heads[uid]["tmp"] = tmp
-            self.groups[proc.pid] = proc
-            self.tmps.add(tmp)
-        t0 = time.monotonic()
-        raylet = f"http://{ip}:{agent}/api/local_raylet_healthz"
-        gcs = f"http://{ip}:8265/api/gcs_healthz"
-        while not (self.healthy(ns, raylet) and self.healthy(ns, gcs)):
-            if proc.poll() is not None:
-                log(f"{ns}/{name}: Ray head exited {proc.returncode} before it was healthy; "
-                    f"see {ns}.{name}.log")
-                self.annotate(pod, outcome="failed", exit_code=str(proc.returncode or 1))
-                return
-            if time.monotonic() - t0 > 120:
-                log(f"{ns}/{name}: Ray head not healthy after 120 s ({raylet}, {gcs}); left Pending")
-                return
+        # A port the kernel gave us may be taken before Ray binds it (another head starting at the
+        # same moment): a head not healthy after 120 s is stopped and started again on new ports.
+        for attempt in (1, 2):
+            agent = free_port()
+            ports = {
+                "--port": free_port(), "--dashboard-port": 8265, "--metrics-export-port": free_port(),
+                "--dashboard-agent-listen-port": agent, "--dashboard-agent-grpc-port": free_port(),
+                "--node-manager-port": free_port(), "--object-manager-port": free_port(),
+                "--ray-client-server-port": free_port(), "--runtime-env-agent-port": free_port(),
+                "--dashboard-grpc-port": free_port(),
+            }
+            # Short: Ray's unix sockets live under it, and a socket path has at most 107 bytes.
+            tmp = tempfile.mkdtemp(prefix="rjgray.", dir="/tmp")
+            prefix, env = self.pod_env(ns)
+            ray = os.path.join(self.netns_pods[ns]["venv"], "bin", "ray") if ns in self.netns_pods else "ray"
+            cmd = [*prefix, ray, "start", "--head", "--block", "--node-ip-address", ip, "--dashboard-host", ip,
+                   "--num-cpus", "2", "--object-store-memory", str(100 * 1024 * 1024),
+                   # Workers' gRPC servers bind a port the kernel picks (Ray's 0), so two heads on
+                   # one machine never share a worker port range.
+                   "--temp-dir", tmp, "--min-worker-port", "0", "--max-worker-port", "0"]
+            for k, v in ports.items():
+                cmd += [k, str(v)]
+            cmd += kept
+            logf = open(os.path.join(self.logdir, f"{ns}.{name}.log"), "ab")
+            log(f"{ns}/{name}: starting Ray head on {ip}: {' '.join(cmd)}")
+            env.update({"RAY_USAGE_STATS_ENABLED": "0", "RAY_DISABLE_DOCKER_CPU_WARNING": "1"})
+            proc = subprocess.Popen(cmd, stdout=logf, stderr=subprocess.STDOUT, env=env,
+                                    start_new_session=True, cwd=self.logdir)
             with self.lock:
+                if uid not in self.heads:  # deleted meanwhile
+                    stop_group(proc, name)
+                    return
+                self.heads[uid]["proc"] = proc
+                self.heads[uid]["tmp"] = tmp
+                self.groups[proc.pid] = proc
+                self.tmps.add(tmp)
+            t0 = time.monotonic()
+            raylet = f"http://{ip}:{agent}/api/local_raylet_healthz"
+            gcs = f"http://{ip}:8265/api/gcs_healthz"
+            while not (self.healthy(ns, raylet) and self.healthy(ns, gcs)):
+                if proc.poll() is not None:
+                    log(f"{ns}/{name}: Ray head exited {proc.returncode} before it was healthy; "
+                        f"see {ns}.{name}.log")
+                    self.annotate(pod, outcome="failed", exit_code=str(proc.returncode or 1))
+                    return
+                if time.monotonic() - t0 > 120:
+                    break
+                with self.lock:
+                    if uid not in self.heads:
+                        return
+                time.sleep(0.5)
+            else:
+                break  # healthy
+            stop_group(proc, name)
+            with self.lock:
+                self.groups.pop(proc.pid, None)
                 if uid not in self.heads:
                     return
-            time.sleep(0.5)
+            if attempt == 2:
+                log(f"{ns}/{name}: Ray head not healthy after 120 s twice ({raylet}, {gcs}); left Pending")
+                return
+            log(f"{ns}/{name}: Ray head not healthy after 120 s ({raylet}, {gcs}); starting it again "
+                f"on new ports")
         if ns in self.netns_pods:
             relay = self.start_relay(ns, name, ip)
             with self.lock:
