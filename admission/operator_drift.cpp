@@ -10,7 +10,7 @@
 #include "admission/rayjob_list.hpp"
 #include "common/ascii.hpp"
 #include "common/visible_text.hpp"
-#include "policy/kuberay_versions.hpp"
+#include "policy/kuberay/catalogue.hpp"
 
 namespace rjg::admission {
 namespace {
@@ -130,10 +130,6 @@ std::optional<policy::KubeRayVersion> tag_version(std::string_view tag) {
   return v;
 }
 
-std::string version_text(policy::KubeRayVersion v) {
-  return std::to_string(v.major) + "." + std::to_string(v.minor);
-}
-
 // strconv.ParseBool, which the operator's feature-gate flag uses.
 std::optional<bool> go_bool(std::string_view s) {
   for (std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
@@ -211,22 +207,22 @@ void drift_of(const OperatorDeployment& d, const policy::PolicyConfig& policy,
     out.push_back(drift(d, field + ".image",
                         "\"" + visible(d.image) + "\" has no version tag, so " + who +
                             " cannot be matched with kuberay.version " +
-                            version_text(policy.kuberay.version) +
+                            policy::kuberay::version_text(policy.kuberay.version) +
                             "; run the operator from a version tag (vMAJOR.MINOR.PATCH)"));
   } else if (*version != policy.kuberay.version) {
     out.push_back(drift(d, field + ".image",
-                        who + " is " + version_text(*version) + " (" + visible(d.image) +
+                        who + " is " + policy::kuberay::version_text(*version) + " (" + visible(d.image) +
                             ") and the policy says kuberay.version " +
-                            version_text(policy.kuberay.version) +
+                            policy::kuberay::version_text(policy.kuberay.version) +
                             ", so admission judges by another operator's rules; set "
                             "kuberay.version: \"" +
-                            version_text(*version) + "\" (or upgrade the operator)"));
+                            policy::kuberay::version_text(*version) + "\" (or upgrade the operator)"));
   }
   // The gates as the operator runs them: its flag over its version's compiled defaults.
   policy::KubeRayConfig running;
   running.version = version.value_or(policy.kuberay.version);
   running.ray_job_deletion_policy_gate =
-      policy::feature_gate_default("RayJobDeletionPolicy", running.version).value_or(false);
+      policy::kuberay::feature_gate_default("RayJobDeletionPolicy", running.version).value_or(false);
   if (const std::optional<std::string> flag = feature_gates_flag(d.args)) {
     std::string_view rest = *flag;
     while (!rest.empty()) {
@@ -247,10 +243,10 @@ void drift_of(const OperatorDeployment& d, const policy::PolicyConfig& policy,
         continue;
       }
       const std::string gate(trimmed(pair.substr(0, eq)));
-      if (!policy::feature_gate_default(gate, running.version)) {
+      if (!policy::kuberay::feature_gate_default(gate, running.version)) {
         out.push_back(drift(d, field + ".args",
                             who + " is given feature gate " + visible(gate) + ", which KubeRay " +
-                                version_text(running.version) +
+                                policy::kuberay::version_text(running.version) +
                                 " does not have: the operator refuses to start with it; remove "
                                 "it from --feature-gates"));
         continue;
@@ -262,13 +258,12 @@ void drift_of(const OperatorDeployment& d, const policy::PolicyConfig& policy,
       }
     }
   }
-  for (const policy::FeatureGateSpan& g : policy::feature_gate_table()) {
-    if (running.version.major != 1 || g.from > running.version.minor ||
-        g.to < running.version.minor) {
+  for (const policy::kuberay::GateRow& g : policy::kuberay::feature_gates()) {
+    if (!policy::kuberay::holds(g.span, running.version)) {
       continue;  // one row per gate and version range: the running version's rows decide
     }
-    const bool op = policy::feature_gate_on(running, g.name);
-    const bool pol = policy::feature_gate_on(policy.kuberay, g.name);
+    const bool op = policy::kuberay::feature_gate_on(running, g.name);
+    const bool pol = policy::kuberay::feature_gate_on(policy.kuberay, g.name);
     if (op != pol) {
       out.push_back(drift(d, field + ".args",
                           who + " runs feature gate " + std::string(g.name) +

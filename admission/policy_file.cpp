@@ -16,7 +16,9 @@
 #include "admission/yaml_to_json.hpp"
 #include "common/file.hpp"
 #include "policy/image_ref.hpp"
-#include "policy/kuberay_versions.hpp"
+#include "policy/k8s_names.hpp"
+#include "policy/kuberay/catalogue.hpp"
+#include "policy/kuberay/validate.hpp"
 #include "policy/pod_footprint.hpp"
 
 namespace rjg::admission {
@@ -165,25 +167,26 @@ Status decode_kuberay(const Value& k, const Path& path, policy::KubeRayConfig& o
       return at(path.field("version"),
                 "expected MAJOR.MINOR such as \"1.6\", got \"" + text + "\"");
     }
-    if (major != 1 || minor > 7) {
+    if (!policy::kuberay::supported({major, minor})) {
       return unsupported(path.field("version").str() + ": KubeRay " + text +
-                         " is not supported; supported versions are 1.0 to 1.7");
+                         " is not supported; supported versions are " +
+                         policy::kuberay::version_text(policy::kuberay::kOldest) + " to " +
+                         policy::kuberay::version_text(policy::kuberay::kNewest));
     }
     out.version = policy::KubeRayVersion{major, minor};
   }
   const Value* gates = nullptr;
   RJG_RETURN_IF_ERROR(object_member(k, "featureGates", path, gates));
   if (gates != nullptr) {
-    // Every gate of the version is accepted (policy/kuberay_versions.cpp), none of another.
+    // Every gate of the version is accepted (policy/kuberay/catalogue.cpp), none of another.
     const Path gp = path.field("featureGates");
     for (auto it = gates->MemberBegin(); it != gates->MemberEnd(); ++it) {
       const std::string_view name = json::key_of(*it);
-      if (!policy::feature_gate_default(name, out.version)) {
-        const std::string vt =
-            std::to_string(out.version.major) + "." + std::to_string(out.version.minor);
-        const std::string known = policy::feature_gate_names(out.version);
+      if (!policy::kuberay::feature_gate_default(name, out.version)) {
+        const std::string vt = policy::kuberay::version_text(out.version);
+        const std::string known = policy::kuberay::feature_gate_names(out.version);
         bool elsewhere = false;
-        for (const policy::FeatureGateSpan& g : policy::feature_gate_table()) {
+        for (const policy::kuberay::GateRow& g : policy::kuberay::feature_gates()) {
           elsewhere = elsewhere || g.name == name;
         }
         return invalid_argument(
@@ -340,16 +343,6 @@ Status decode_limits(const Value& obj, const Path& path, policy::QuotaLimits& ou
   return {};
 }
 
-// A DNS-1123 label (a namespace's name) or subdomain (a LocalQueue's, as Kueue validates it).
-bool dns1123(std::string_view s, bool subdomain) {
-  const auto alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  if (s.empty() || s.size() > (subdomain ? 253U : 63U) || !alnum(s.front()) || !alnum(s.back())) {
-    return false;
-  }
-  return std::all_of(s.begin(), s.end(),
-                     [&](char c) { return alnum(c) || c == '-' || (subdomain && c == '.'); });
-}
-
 // kueue.localQueues: "<namespace>/<LocalQueue>" -> what its ClusterQueue can ever grant one
 // workload. Kueue's quota counts requests and pods, so only those keys.
 Status decode_local_queues(const Value& q, const Path& path,
@@ -358,8 +351,9 @@ Status decode_local_queues(const Value& q, const Path& path,
     const std::string key(json::key_of(*it));
     const Path kp = path.field(json::key_of(*it));
     const std::size_t slash = key.find('/');
-    if (slash == std::string::npos || !dns1123(std::string_view(key).substr(0, slash), false) ||
-        !dns1123(std::string_view(key).substr(slash + 1), true)) {
+    if (slash == std::string::npos ||
+        !policy::is_dns1123_label(std::string_view(key).substr(0, slash)) ||
+        !policy::is_dns1123_subdomain(std::string_view(key).substr(slash + 1))) {
       return at(kp, "expected <namespace>/<LocalQueue name>, e.g. team-a/batch");
     }
     if (!it->value.IsObject()) {
@@ -473,68 +467,6 @@ Status decode_rules(const Value& r, const Path& path, policy::PolicyConfig& out)
   return {};
 }
 
-std::string version_text(policy::KubeRayVersion v) {
-  return std::to_string(v.major) + "." + std::to_string(v.minor);
-}
-
-// The lifecycle mode `mode` (the policy's `key`) must be one the pinned operator version can
-// actually carry out.
-Status check_mode_against_version(const policy::PolicyConfig& c, LifecycleMode mode,
-                                  std::string_view key) {
-  const policy::KubeRayVersion v = c.kuberay.version;
-  const std::string vt = version_text(v);
-  const std::string gate = c.kuberay.ray_job_deletion_policy_gate ? "on" : "off";
-  const std::string k(key);
-  switch (mode) {
-    case LifecycleMode::kDeletionRules:
-      // KubeRay 1.5's deletion rules match jobStatus only: a deployment that fails before the Ray
-      // job ends (deadline passed while the head is pending, submission failed) matches no rule,
-      // and the RayJob, its RayCluster and its pods hold quota forever. 1.6 added the
-      // jobDeploymentStatus condition that closes it (measured: docs/lifecycle.md).
-      if (v < policy::KubeRayVersion{1, 5} || !c.kuberay.ray_job_deletion_policy_gate) {
-        return invalid_argument(
-            k + ": deletionRules needs KubeRay 1.5 or later with the "
-            "RayJobDeletionPolicy feature gate on (kuberay.version is " +
-            vt + ", gate " + gate +
-            "), and from 1.6 on to be leak-free; use reaper (any version), or deletionRules with "
-            "KubeRay 1.6 or later");
-      }
-      if (v == policy::KubeRayVersion{1, 5}) {
-        return invalid_argument(
-            k + ": deletionRules is refused on KubeRay 1.5: its deletion rules match "
-            "jobStatus only, so a RayJob whose deployment fails before the Ray job ends "
-            "(activeDeadlineSeconds passed while the head is pending, submission failed) is never "
-            "deleted and holds its quota forever; on 1.5 use lifecycle.mode reaper (rayjob-guard "
-            "reap deletes every terminal RayJob, failures after minFailedTTLSeconds) or "
-            "operatorDeletesRayJob (operator env DELETE_RAYJOB_CR_AFTER_JOB_FINISHES=true), or "
-            "upgrade to KubeRay 1.6 for deletionRules");
-      }
-      return {};
-    case LifecycleMode::kDeletionPolicy:
-      if (v < policy::KubeRayVersion{1, 3} || v > policy::KubeRayVersion{1, 4} ||
-          !c.kuberay.ray_job_deletion_policy_gate) {
-        return invalid_argument(
-            k + ": deletionPolicy needs KubeRay 1.3 or 1.4 with the "
-            "RayJobDeletionPolicy feature gate on (kuberay.version is " +
-            vt + ", gate " + gate +
-            "); use reaper (any version), or deletionRules from KubeRay 1.6 (on 1.5 it leaks "
-            "pre-start failures)");
-      }
-      return {};
-    case LifecycleMode::kOperatorDeletesRayJob:
-      if (v < policy::KubeRayVersion{1, 2}) {
-        return invalid_argument(
-            k + ": operatorDeletesRayJob needs KubeRay 1.2 or later (kuberay.version "
-            "is " +
-            vt + "); use reaper");
-      }
-      return {};
-    case LifecycleMode::kReaper:
-      return {};
-  }
-  return {};
-}
-
 Status decode_root(const Value& root, policy::PolicyConfig& out) {
   const Path path("");
   if (!root.IsObject()) {
@@ -561,7 +493,7 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
   }
   const policy::KubeRayVersion v = out.kuberay.version;
   out.kuberay.ray_job_deletion_policy_gate =
-      gate.value_or(policy::feature_gate_default("RayJobDeletionPolicy", v).value_or(false));
+      gate.value_or(policy::kuberay::feature_gate_default("RayJobDeletionPolicy", v).value_or(false));
   RJG_RETURN_IF_ERROR(object_member(root, "lifecycle", path, section));
   if (section != nullptr) {
     RJG_RETURN_IF_ERROR(decode_lifecycle(*section, path.field("lifecycle"), out.lifecycle));
@@ -582,8 +514,7 @@ Status decode_root(const Value& root, policy::PolicyConfig& out) {
   if (section != nullptr) {
     RJG_RETURN_IF_ERROR(decode_rules(*section, path.field("rules"), out));
   }
-  RJG_RETURN_IF_ERROR(check_mode_against_version(out, out.lifecycle.mode, "lifecycle.mode"));
-  return check_mode_against_version(out, out.kueue.lifecycle_mode, "kueue.lifecycleMode");
+  return policy::kuberay::validate(out);
 }
 
 const char* action_name(RuleAction a) {
@@ -619,7 +550,7 @@ std::string canonical_form(const policy::PolicyConfig& c) {
     o << '\n';
   };
   o << "rayjob-guard.io/v1 Policy\n";
-  o << "kuberay.version=" << version_text(c.kuberay.version) << '\n';
+  o << "kuberay.version=" << policy::kuberay::version_text(c.kuberay.version) << '\n';
   o << "kuberay.gate=" << c.kuberay.ray_job_deletion_policy_gate << '\n';
   for (const auto& [name, on] : c.kuberay.feature_gates) {
     o << "kuberay.featureGates." << name << '=' << on << '\n';

@@ -4,13 +4,11 @@
 
 #include <cstdint>
 
+#include "policy/kuberay/catalogue.hpp"
+
 namespace rjg::policy {
 
 namespace {
-
-constexpr KubeRayVersion kV1_1{1, 1};
-constexpr KubeRayVersion kV1_2{1, 2};
-constexpr KubeRayVersion kV1_5{1, 5};
 
 // The CRD's maxReplicas default is the int32 maximum.
 constexpr std::int64_t kMaxReplicasDefault = 2147483647;
@@ -25,26 +23,33 @@ void set_if_absent(std::optional<T>& field, U value) {
 }  // namespace
 
 void apply_crd_defaults(RayJob& job, KubeRayVersion version) {
+  using kuberay::CrdDefault;
+  const auto writes = [&](CrdDefault d) { return kuberay::writes_default(d, version); };
   RayJobSpec& spec = job.spec;
-  if (version >= kV1_1) {
+  if (writes(CrdDefault::kSubmissionMode)) {
     set_if_absent(spec.submission_mode, "K8sJobMode");
+  }
+  if (writes(CrdDefault::kTtlSecondsAfterFinished)) {
     set_if_absent(spec.ttl_seconds_after_finished, 0);
   }
-  if (version >= kV1_2) {
+  if (writes(CrdDefault::kBackoffLimit)) {
     set_if_absent(spec.backoff_limit, 0);
   }
   if (spec.ray_cluster_spec) {
     for (WorkerGroup& group : spec.ray_cluster_spec->worker_groups) {
-      set_if_absent(group.replicas, 0);
-      set_if_absent(group.min_replicas, 0);
-      set_if_absent(group.max_replicas, kMaxReplicasDefault);
-      if (version >= kV1_1) {
+      if (writes(CrdDefault::kWorkerReplicas)) {
+        set_if_absent(group.replicas, 0);
+        set_if_absent(group.min_replicas, 0);
+        set_if_absent(group.max_replicas, kMaxReplicasDefault);
+      }
+      if (writes(CrdDefault::kNumOfHosts)) {
         set_if_absent(group.num_of_hosts, 1);
       }
     }
   }
   // deletionStrategy does not exist before 1.5: an older CRD has no default to write there.
-  if (version >= kV1_5 && spec.deletion_strategy && spec.deletion_strategy->deletion_rules) {
+  if (writes(CrdDefault::kDeletionRuleTtlSeconds) && spec.deletion_strategy &&
+      spec.deletion_strategy->deletion_rules) {
     for (DeletionRule& rule : *spec.deletion_strategy->deletion_rules) {
       if (rule.has_condition) {
         set_if_absent(rule.ttl_seconds, 0);

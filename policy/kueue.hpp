@@ -29,6 +29,13 @@ inline constexpr std::string_view kKueueQueuedHint =
     "a RayJob Kueue queues carries the label kueue.x-k8s.io/queue-name and is judged by "
     "kueue.lifecycleMode";
 
+// The value of Kueue's label `key` on `job`, "" when the label is absent (Kueue reads both
+// alike). Points into `job`.
+std::string_view kueue_label(const RayJob& job, std::string_view key);
+
+// The LocalQueue `job` is submitted to: its queue-name label, "" when it names none.
+inline std::string_view queue_name(const RayJob& job) { return kueue_label(job, kQueueNameLabel); }
+
 // Whether Kueue manages `job`: it carries the queue-name label with a value (Kueue reads an
 // empty one as none), or the policy says Kueue runs with manageJobsWithoutQueueName; and it is
 // not a clusterSelector-only RayJob, which Kueue leaves alone (it creates no pods to queue).

@@ -15,7 +15,8 @@
 
 namespace rjg::policy {
 
-// A KubeRay operator minor version, e.g. {1, 6}. Supported: 1.0 to 1.7.
+// A KubeRay operator minor version, e.g. {1, 6}. Supported: 1.0 to the newest the catalogue
+// describes (policy/kuberay/catalogue.hpp, kNewestMinor).
 struct KubeRayVersion {
   int major = 1;
   int minor = 6;
@@ -38,7 +39,7 @@ struct KubeRayConfig {
   // Default: the compiled default of `version` (on from 1.6, off in 1.3-1.5, absent before).
   bool ray_job_deletion_policy_gate = true;
   // kuberay.featureGates other than RayJobDeletionPolicy, as set in the policy: any gate of
-  // `version` (policy/kuberay_versions.cpp lists them with their compiled defaults). A gate not
+  // `version` (policy/kuberay/catalogue.cpp lists them with their compiled defaults). A gate not
   // listed runs at its compiled default, as the operator does (see feature_gate_on).
   std::map<std::string, bool, std::less<>> feature_gates;
 };

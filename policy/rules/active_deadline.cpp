@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "policy/kuberay/catalogue.hpp"
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
@@ -29,19 +30,19 @@ Finding over_maximum(std::string_view key, long long value, long long max, std::
 void check_interactive(const RuleContext& ctx, Findings& out) {
   const RayJobSpec& spec = ctx.job.spec;
   // Before 1.3 the mode does not exist, and submission-mode refuses it.
-  if (spec.submission_mode != "InteractiveMode" || ctx.policy.kuberay.version < KubeRayVersion{1, 3}) {
+  if (spec.submission_mode != "InteractiveMode" ||
+      !kuberay::knows_submission_mode("InteractiveMode", ctx.policy.kuberay.version)) {
     return;
   }
   const std::string why =
       "InteractiveMode waits in Waiting for spec.jobId with its RayCluster up, and "
       "activeDeadlineSeconds is not checked while it waits";
-  if (ctx.policy.kuberay.version < KubeRayVersion{1, 6}) {
+  if (!kuberay::knows(kuberay::Field::kPreRunningDeadlineSeconds, ctx.policy.kuberay.version)) {
     // Refused rather than bounded by the reaper: the reaper deletes finished RayJobs only, and a
     // Waiting one has no endTime to count a TTL from.
     out.push_back(Finding{
         RuleId::kActiveDeadline, Finding::Kind::kViolation, "spec.submissionMode",
-        why + ", and KubeRay " + std::to_string(ctx.policy.kuberay.version.major) + "." +
-            std::to_string(ctx.policy.kuberay.version.minor) +
+        why + ", and KubeRay " + kuberay::version_text(ctx.policy.kuberay.version) +
             " has no deadline for that wait, so the RayJob holds its whole cluster until a person "
             "acts (this policy refuses InteractiveMode before 1.6); use K8sJobMode or HTTPMode, or "
             "run the operator at 1.6 or later and set preRunningDeadlineSeconds",
@@ -74,7 +75,7 @@ void check_active_deadline(const RuleContext& ctx, Findings& out) {
   // KubeRay 1.0 has no run deadline at all: demanding the field would refuse every RayJob for
   // something no tenant can fix (kuberay-schema reports the field as unknown if it is set), so the
   // gap is only made visible.
-  if (ctx.policy.kuberay.version < KubeRayVersion{1, 1}) {
+  if (!kuberay::knows(kuberay::Field::kActiveDeadlineSeconds, ctx.policy.kuberay.version)) {
     out.push_back(Finding{RuleId::kActiveDeadline, Finding::Kind::kAdvisory, field,
                           "KubeRay 1.0 has no activeDeadlineSeconds, so a hung run holds its quota "
                           "until someone deletes the RayJob; watch long runs, or upgrade the "

@@ -3,6 +3,7 @@
 // Absent is fine (the CRD default is 0, no retry); a negative value is kuberay-schema's.
 #include <string>
 
+#include "policy/kuberay/catalogue.hpp"
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
@@ -10,7 +11,7 @@ namespace rjg::policy {
 void check_backoff_limit(const RuleContext& ctx, Findings& out) {
   const auto& limit = ctx.job.spec.backoff_limit;
   // Before 1.2 the field does not exist and nothing retries; kuberay-schema reports a set value.
-  if (!limit || ctx.policy.kuberay.version < KubeRayVersion{1, 2}) {
+  if (!limit || !kuberay::knows(kuberay::Field::kBackoffLimit, ctx.policy.kuberay.version)) {
     return;
   }
   const long long max = ctx.policy.lifecycle.max_backoff_limit;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "policy/k8s_names.hpp"
 #include "policy/kueue.hpp"
 #include "policy/rules/rules.hpp"
 
@@ -39,12 +40,6 @@ std::string label_field(std::string_view key) {
   return "metadata.labels[" + std::string(key) + "]";
 }
 
-// A Kueue label's value, "" when absent: Kueue reads both alike.
-std::string label(const RayJob& job, std::string_view key) {
-  const auto it = job.metadata.kueue_labels.find(key);
-  return it == job.metadata.kueue_labels.end() ? std::string() : it->second;
-}
-
 bool suspended(const RayJob& job) { return job.spec.suspend.value_or(false); }
 
 // Elastic (resizable) per Kueue: the annotation is exactly "true" (and Kueue's
@@ -57,7 +52,7 @@ bool elastic(const RayJob& job) {
 // Kueue takes a RayJob into its webhook's checks when it carries a queue name or Kueue manages
 // every RayJob.
 bool queued(const RayJob& job, const PolicyConfig& policy) {
-  return policy.kueue.manage_jobs_without_queue_name || !label(job, kQueueNameLabel).empty();
+  return policy.kueue.manage_jobs_without_queue_name || !queue_name(job).empty();
 }
 
 // The old and the new value of a label, said as a change: "added", "removed", "changed from..".
@@ -160,8 +155,7 @@ void check_pod_set_names(const RayClusterSpec& rc, bool submitter, Findings& out
                       : quoted(group) + " becomes Kueue's PodSet name " + quoted(name);
     if (group.empty()) {
       name = "main";
-    } else if (name.size() > kMaxPodSetName || !is_dns1123_subdomain(name) ||
-               name.find('.') != std::string::npos) {
+    } else if (!is_dns1123_label(name)) {
       add(out, field,
           becomes +
               ", which a Workload refuses (PodSet names are DNS-1123 labels: lowercase "
@@ -301,8 +295,8 @@ void check_queue_change(const RuleContext& ctx, Findings& out) {
   if (suspended(ctx.job)) {
     return;
   }
-  const std::string before = label(*ctx.previous, kQueueNameLabel);
-  const std::string now = label(ctx.job, kQueueNameLabel);
+  const std::string before(kueue_label(*ctx.previous, kQueueNameLabel));
+  const std::string now(kueue_label(ctx.job, kQueueNameLabel));
   if (before == now) {
     return;
   }
@@ -322,8 +316,8 @@ void check_queue_change(const RuleContext& ctx, Findings& out) {
 
 // Kueue refuses giving a running RayJob a priority class it did not have, and taking one away.
 void check_priority_class_change(const RuleContext& ctx, Findings& out) {
-  const std::string before = label(*ctx.previous, kPriorityClassLabel);
-  const std::string now = label(ctx.job, kPriorityClassLabel);
+  const std::string before(kueue_label(*ctx.previous, kPriorityClassLabel));
+  const std::string now(kueue_label(ctx.job, kPriorityClassLabel));
   const std::string field = label_field(kPriorityClassLabel);
   if (before.empty() && !now.empty() && !suspended(ctx.job)) {
     add(out, field,
@@ -347,8 +341,8 @@ void check_max_exec_time_change(const RuleContext& ctx, Findings& out) {
   if (suspended(*ctx.previous) && suspended(ctx.job)) {
     return;
   }
-  const std::string before = label(*ctx.previous, kMaxExecTimeLabel);
-  const std::string now = label(ctx.job, kMaxExecTimeLabel);
+  const std::string before(kueue_label(*ctx.previous, kMaxExecTimeLabel));
+  const std::string now(kueue_label(ctx.job, kMaxExecTimeLabel));
   if (before == now) {
     return;
   }

@@ -200,11 +200,11 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
   if (!kueue_managed(ctx.job, ctx.policy)) {
     return;
   }
-  const auto label = ctx.job.metadata.kueue_labels.find(kQueueNameLabel);
-  if (label == ctx.job.metadata.kueue_labels.end()) {
+  const std::string_view local_queue = queue_name(ctx.job);
+  if (local_queue.empty()) {
     return;
   }
-  const std::string queue = ns + "/" + label->second;
+  const std::string queue = ns + "/" + std::string(local_queue);
   if (const auto it = ctx.policy.kueue.local_queues.find(queue);
       it != ctx.policy.kueue.local_queues.end()) {
     check_against(fp, it->second, "ClusterQueue quota of LocalQueue \"" + queue + "\" (kueue.localQueues)",

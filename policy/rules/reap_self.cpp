@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/kuberay/catalogue.hpp"
 #include "policy/reaper_annotations.hpp"
 #include "policy/rules/rules.hpp"
 
@@ -81,7 +82,8 @@ bool has_delete_self(const std::vector<DeletionRule>& rules, const RayJobSpec& s
 void check_deletion_rules(const RuleContext& ctx, Findings& out) {
   const RayJobSpec& spec = ctx.job.spec;
   const LifecycleConfig& lc = ctx.policy.lifecycle;
-  const bool deployment_rule = ctx.policy.kuberay.version >= KubeRayVersion{1, 6};
+  const bool deployment_rule =
+      kuberay::runs(kuberay::Op::kDeploymentCondition, ctx.policy.kuberay.version);
 
   struct Needed {
     std::string_view key;

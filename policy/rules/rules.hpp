@@ -45,11 +45,6 @@ void check_kueue_webhook(const RuleContext& ctx, Findings& out);       // kueue_
 // cluster-selector then. In cluster_selector.cpp.
 bool cluster_selector_refuses(const PolicyConfig& policy);
 
-// Whether `s` is a DNS-1123 subdomain, as k8s.io/apimachinery IsDNS1123Subdomain: dot-separated
-// labels of lowercase letters, digits and '-', each starting and ending alphanumeric, at most 253
-// characters. In kuberay_schema.cpp.
-bool is_dns1123_subdomain(std::string_view s);
-
 // The fix for leaving clusterSelector mode, which cluster-selector and reap-self both ask for:
 // remove spec.clusterSelector when rayClusterSpec already describes a cluster; none otherwise
 // (the cluster to describe is the tenant's). In cluster_selector.cpp.

@@ -1,38 +1,22 @@
 // submission-mode: spec.submissionMode is a mode the pinned KubeRay version knows.
 // The CRD has no enum and the operator never checks the value: an unknown mode is stored, the job
 // is never submitted, and the RayJob holds quota until someone deletes it.
-#include <array>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "common/ascii.hpp"
+#include "policy/kuberay/catalogue.hpp"
 #include "policy/rules/rules.hpp"
 
 namespace rjg::policy {
 
 namespace {
 
-struct ModeSince {
-  std::string_view name;
-  KubeRayVersion since;
-};
-
-constexpr std::array<ModeSince, 4> kModes = {{
-    {"K8sJobMode", {1, 1}},
-    {"HTTPMode", {1, 1}},
-    {"InteractiveMode", {1, 3}},
-    {"SidecarMode", {1, 5}},
-}};
-
-std::string version_text(KubeRayVersion v) {
-  return std::to_string(v.major) + "." + std::to_string(v.minor);
-}
-
 std::string known_modes(KubeRayVersion v) {
   std::string list;
-  for (const ModeSince& m : kModes) {
-    if (v >= m.since) {
+  for (const kuberay::SubmissionModeRow& m : kuberay::submission_modes()) {
+    if (kuberay::holds(m.span, v)) {
       list += list.empty() ? "" : ", ";
       list += m.name;
     }
@@ -43,8 +27,8 @@ std::string known_modes(KubeRayVersion v) {
 // A known mode spelled in other letter case ("k8sjobmode") is fixed to its spelling; anything
 // else is the tenant's to choose.
 std::vector<Edit> spelling_fix(std::string_view mode, KubeRayVersion v, const std::string& field) {
-  for (const ModeSince& m : kModes) {
-    if (v >= m.since && ascii_lower(m.name) == ascii_lower(mode)) {
+  for (const kuberay::SubmissionModeRow& m : kuberay::submission_modes()) {
+    if (kuberay::holds(m.span, v) && ascii_lower(m.name) == ascii_lower(mode)) {
       return {Edit::set(field, std::string(m.name))};
     }
   }
@@ -60,14 +44,14 @@ void check_submission_mode(const RuleContext& ctx, Findings& out) {
     return;
   }
   const KubeRayVersion v = ctx.policy.kuberay.version;
-  const std::string ver = version_text(v);
+  const std::string ver = kuberay::version_text(v);
   const std::string field = "spec.submissionMode";
   auto add = [&](std::string message, std::vector<Edit> fix) {
     out.push_back(Finding{RuleId::kSubmissionMode, Finding::Kind::kViolation, field,
                           std::move(message), std::move(fix)});
   };
 
-  if (v < KubeRayVersion{1, 1}) {
+  if (!kuberay::knows(kuberay::Field::kSubmissionMode, v)) {
     // KubeRay 1.0 has no submissionMode field: it always submits through a Kubernetes Job, which
     // is exactly K8sJobMode, so only that value means what it says.
     if (*mode != "K8sJobMode") {
@@ -78,14 +62,14 @@ void check_submission_mode(const RuleContext& ctx, Findings& out) {
     }
     return;
   }
-  for (const ModeSince& m : kModes) {
+  for (const kuberay::SubmissionModeRow& m : kuberay::submission_modes()) {
     if (m.name != *mode) {
       continue;
     }
-    if (v >= m.since) {
+    if (kuberay::holds(m.span, v)) {
       return;
     }
-    add("\"" + *mode + "\" needs KubeRay " + version_text(m.since) +
+    add("\"" + *mode + "\" needs KubeRay " + kuberay::version_text({1, m.span.from}) +
         " or later, but the operator is " + ver +
         ": it never submits the job and the RayJob holds quota until deleted; use one of " +
             known_modes(v),

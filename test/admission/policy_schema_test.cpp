@@ -10,7 +10,7 @@
 
 #include "admission/policy_file.hpp"
 #include "admission/yaml_to_json.hpp"
-#include "policy/kuberay_versions.hpp"
+#include "policy/kuberay/catalogue.hpp"
 #include "policy/rule_id.hpp"
 
 namespace rjg::admission {
@@ -59,7 +59,7 @@ TEST(PolicySchema, RuleIdsAreTheRulesOfTheBinary) {
 TEST(PolicySchema, FeatureGatesAreTheGatesOfTheVersionTable) {
   json::Document d = schema_doc();
   std::set<std::string> gates;
-  for (const policy::FeatureGateSpan& g : policy::feature_gate_table()) {
+  for (const policy::kuberay::GateRow& g : policy::kuberay::feature_gates()) {
     gates.insert(std::string(g.name));
   }
   EXPECT_EQ(keys_of(d["properties"]["kuberay"]["properties"]["featureGates"]), gates);

@@ -6,11 +6,10 @@
 # of the KubeRay v1.6.2 oracle (oracle/v1.6.2/apiserver.go),
 # the RayJob and RayCluster CRDs of the ray-operator module Kueue requires and Kueue's Workload
 # CRD, all from the module cache, in crd/.
-# Everything comes from the Go module proxy; the binary is cached under
-# ${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard/kueue-oracle/, keyed by its sources, so a warm run
-# builds nothing. The Go caches and flags (-trimpath -ldflags='-s -w', go-env.sh's environment)
-# are those of Kueue's manager build (test/lifecycle/build-peers.sh kueue), and every module is at
-# the version Kueue's go.mod selects, so the packages the two share are compiled once.
+# Everything comes from the Go module proxy; the build and its cache under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard/kueue-oracle/ are oracle-build.sh's. Its Go caches
+# and flags are those of Kueue's manager build (test/lifecycle/build-peers.sh kueue), and every
+# module is at the version Kueue's go.mod selects, so the packages the two share are compiled once.
 #   usage: test/conformance/build-kueue-oracle.sh
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,32 +21,16 @@ if ! grep -qE "^[[:space:]]*(require[[:space:]]+)?sigs.k8s.io/kueue $v\$" "$mod/
   echo "build-kueue-oracle.sh: $mod/go.mod does not require sigs.k8s.io/kueue $v (KUEUE_VERSION)" >&2
   exit 2
 fi
-shared=("$here/oracle/v1.6.2/apiserver.go" "$here/oracle/manifests.go")
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard
-key=$(cat "$mod/main.go" "$mod/go.mod" "$mod/go.sum" "${shared[@]}" "$here/build-kueue-oracle.sh" |
-  sha256sum | cut -c1-16)
-out=$cache/kueue-oracle/$v-$key/kueue-oracle
-if [[ -x $out ]]; then
-  echo "$out"
-  exit 0
-fi
-# shellcheck source=../peers/go-env.sh
-. "$here/../peers/go-env.sh"
-rjg_go_env "$cache" mod || { echo "build-kueue-oracle.sh: cannot build the oracle" >&2; exit 1; }
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
-cp "$mod/main.go" "$mod/go.mod" "$mod/go.sum" "${shared[@]}" "$src/"
-mkdir -p "$(dirname "$out")" "$src/crd"
-start=$(date +%s)
-(
-  cd "$src"
+# Kueue's Workload CRD, and the RayJob and RayCluster CRDs of the ray-operator Kueue requires.
+copy_crds() {
   timeout 1200 "$go" mod download sigs.k8s.io/kueue github.com/ray-project/kuberay/ray-operator
+  local kueue operator
   kueue=$("$go" list -m -f '{{.Dir}}' sigs.k8s.io/kueue)
   operator=$("$go" list -m -f '{{.Dir}}' github.com/ray-project/kuberay/ray-operator)
   cp "$kueue/config/components/crd/bases/kueue.x-k8s.io_workloads.yaml" crd/
   cp "$operator/config/crd/bases/ray.io_rayjobs.yaml" "$operator/config/crd/bases/ray.io_rayclusters.yaml" crd/
-  timeout 1800 nice -n 10 "$go" build -trimpath -ldflags='-s -w' -o "$out.tmp.$$" .
-)
-mv "$out.tmp.$$" "$out"
-echo "build-kueue-oracle.sh: built kueue-oracle $v in $(( $(date +%s) - start )) s" >&2
-echo "$out"
+}
+# shellcheck source=oracle-build.sh
+. "$here/oracle-build.sh"
+rjg_build_oracle kueue-oracle "$v" 1800 copy_crds \
+  "$mod/main.go" "$mod/go.mod" "$mod/go.sum" "$here/oracle/v1.6.2/apiserver.go" "$here/oracle/manifests.go"

@@ -6,9 +6,8 @@
 # operator does after validation), built next to main.go with the ray-operator module's RayJob
 # and RayCluster CRDs (config/crd/bases/) in crd/; the version must be listed in
 # KUBERAY_ORACLE_VERSIONS (test/peers/versions.env).
-# Everything comes from the Go module proxy; the binary is cached under
-# ${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard/kuberay-oracle/, keyed by its sources, so a warm run
-# builds nothing. Go caches are the ones every Go peer shares.
+# Everything comes from the Go module proxy; the build and its cache under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard/kuberay-oracle/ are oracle-build.sh's.
 #   usage: test/conformance/build-oracle.sh v1.5.0
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,31 +23,15 @@ if ! grep -qE "^[[:space:]]*github.com/ray-project/kuberay/ray-operator $v\$" "$
   echo "build-oracle.sh: $mod/go.mod does not require ray-operator $v" >&2
   exit 2
 fi
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard
-shopt -s nullglob
-own=("$mod"/*.go)
-key=$(cat "$here/oracle/main.go" "$here/oracle/manifests.go" "$here/build-oracle.sh" "$mod/go.mod" "$mod/go.sum" "${own[@]}" |
-  sha256sum | cut -c1-16)
-out=$cache/kuberay-oracle/$v-$key/kuberay-oracle
-if [[ -x $out ]]; then
-  echo "$out"
-  exit 0
-fi
-# shellcheck source=../peers/go-env.sh
-. "$here/../peers/go-env.sh"
-rjg_go_env "$cache" mod || { echo "build-oracle.sh: cannot build the oracle" >&2; exit 1; }
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
-cp "$here/oracle/main.go" "$here/oracle/manifests.go" "$mod/go.mod" "$mod/go.sum" "${own[@]}" "$src/"
-mkdir -p "$(dirname "$out")" "$src/crd"
-start=$(date +%s)
-(
-  cd "$src"
+# The RayJob and RayCluster CRDs of the pinned ray-operator module.
+copy_crds() {
   timeout 1200 "$go" mod download github.com/ray-project/kuberay/ray-operator
+  local operator
   operator=$("$go" list -m -f '{{.Dir}}' github.com/ray-project/kuberay/ray-operator)
   cp "$operator/config/crd/bases/ray.io_rayjobs.yaml" "$operator/config/crd/bases/ray.io_rayclusters.yaml" crd/
-  timeout 1200 nice -n 10 "$go" build -trimpath -ldflags='-s -w' -o "$out.tmp.$$" .
-)
-mv "$out.tmp.$$" "$out"
-echo "build-oracle.sh: built kuberay-oracle $v in $(( $(date +%s) - start )) s" >&2
-echo "$out"
+}
+shopt -s nullglob
+# shellcheck source=oracle-build.sh
+. "$here/oracle-build.sh"
+rjg_build_oracle kuberay-oracle "$v" 1200 copy_crds \
+  "$here/oracle/main.go" "$here/oracle/manifests.go" "$mod/go.mod" "$mod/go.sum" "$mod"/*.go

@@ -49,7 +49,7 @@ import variants
 
 VERSIONS = [f"1.{m}" for m in range(8)]  # every version the policy accepts
 MODES = ["deletionRules", "deletionPolicy", "operatorDeletesRayJob", "reaper"]
-# Versions that have the RayJobDeletionPolicy gate (policy/kuberay_versions.cpp): 1.3 to 1.7.
+# Versions that have the RayJobDeletionPolicy gate (policy/kuberay/catalogue.cpp): 1.3 to 1.7.
 DELETION_GATE_FROM = 3
 # 1.7 gates that decide whether RayCluster fields are accepted (kuberay-schema removes them
 # otherwise), all off by default.

@@ -1,8 +1,9 @@
 // The RayJob cases of KubeRay's own validation tests (ray-operator/controllers/ray/utils/
 // validation_test.go at v1.6.x and v1.7.0; the cases ported, not the code), replayed against the
-// kuberay-schema rule at each version from the first table that has the case to 1.7, with the
-// compiled-default feature gates unless the upstream test sets one. Every case asserts the exact
-// list of kuberay-schema finding field paths (empty: the operator accepts it).
+// kuberay-schema rule at each version from the first table that has the case to the newest
+// (kuberay::kNewestMinor), with the compiled-default feature gates unless the upstream test sets
+// one. Every case asserts the exact list of kuberay-schema finding field paths (empty: the
+// operator accepts it).
 //
 // One TEST per upstream test function, its cases in upstream order under their upstream names
 // (table rows; for a test without a table, each assertion, named after the function). The input
@@ -39,6 +40,7 @@
 #include <vector>
 
 #include "policy/evaluate.hpp"
+#include "policy/kuberay/catalogue.hpp"
 #include "test/policy/rule_table.hpp"
 
 namespace rjg::policy::testing {
@@ -192,7 +194,7 @@ Findings schema_findings(const RayJob& job, int minor, const PortCase& c) {
 
 void run_cases(const std::vector<PortCase>& cases) {
   for (const PortCase& c : cases) {
-    for (int minor = c.since; minor <= 7; ++minor) {
+    for (int minor = c.since; minor <= kuberay::kNewestMinor; ++minor) {
       RayJob job;
       job.api_version = "ray.io/v1";
       job.metadata.name = "rayjob";
