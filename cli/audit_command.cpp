@@ -11,16 +11,17 @@
 #include <thread>
 
 #include "admission/audit.hpp"
+#include "admission/json_to_yaml.hpp"
 #include "admission/operator_drift.hpp"
 #include "admission/policy_file.hpp"
+#include "cli/cluster_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
+#include "common/clock.hpp"
 #include "common/file.hpp"
 #include "common/flags.hpp"
 #include "logging/log.hpp"
-#include "reaper/api_endpoint.hpp"
-#include "reaper/https_client.hpp"
-#include "reaper/kube_api.hpp"
+#include "kube/kube_api.hpp"
 #include "common/visible_text.hpp"
 
 namespace rjg::cli {
@@ -28,8 +29,9 @@ namespace {
 
 constexpr const char* kAuditUsage =
     "usage: rayjob-guard audit [--policy FILE] (--namespace NS | --all-namespaces)\n"
-    "                          [-o table|json|policyreport] [--grace SECONDS]\n"
-    "                          [--kubeconfig FILE | --server URL --token-file FILE --ca FILE]\n"
+    "                          [-o table|json|yaml|policyreport] [--grace SECONDS]\n"
+    "                          [--kubeconfig FILE] [--context NAME]\n"
+    "                          [--server URL --token-file FILE --ca FILE]\n"
     "                          [--page-size N] [--timeout SECONDS]\n"
     "       rayjob-guard audit [--policy FILE] -f FILE|- [-o ...] [--grace SECONDS]\n"
     "Reads the RayJobs in the cluster (and the Jobs, RayClusters and Pods they own) and reports\n"
@@ -40,15 +42,13 @@ constexpr const char* kAuditUsage =
     "with --all-namespaces also (c) operator-drift (warn): where the KubeRay operator's\n"
     "Deployment (label app.kubernetes.io/component=kuberay-operator) runs another version,\n"
     "other feature gates or another delete-after-finish setting than the policy says.\n"
-    "Output: a table (default), -o json (an openreports.io ClusterReport) or -o policyreport (a\n"
-    "List of wgpolicyk8s.io PolicyReports, one per namespace). Read-only. Without --kubeconfig or\n"
-    "--server it uses the in-cluster service account. -f reads the objects from a file (- for\n"
-    "stdin) instead of a cluster, as `kubectl get rayjobs,jobs,rayclusters,pods -A -o json`\n"
+    "Output: a table (default), -o json or -o yaml (an openreports.io ClusterReport) or\n"
+    "-o policyreport (a List of wgpolicyk8s.io PolicyReports, one per namespace). Read-only.\n"
+    "-f reads the objects from a file (- for stdin) instead of a cluster, as\n"
+    "`kubectl get rayjobs,jobs,rayclusters,pods -A -o json`\n"
     "prints them (at most 256 MiB): for when the tool gets no credentials; Jobs, RayClusters and\n"
     "Pods left out of it count as absent. Exit 0 when nothing was found, 1 when something was, 2\n"
     "on bad usage or when the API or the file could not be read.\n";
-
-constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 struct AuditArgs {
   std::string policy_file;
@@ -57,29 +57,23 @@ struct AuditArgs {
   bool all_namespaces = false;
   std::string output = "table";
   long grace_seconds = 300;
-  std::string kubeconfig;
-  std::string server;
-  std::string token_file;
-  std::string ca_file;
+  kube::ClusterFlags cluster;
   long page_size = 500;
   long timeout_seconds = 30;
 };
 
 // Returns an error message, or "" when the arguments are consistent.
 std::string parse(const Args& args, AuditArgs& out, bool& help) {
-  Result<flags::Parsed> parsed =
-      flags::parse(args, {{"--policy", "", true, flags::text(out.policy_file)},
+  std::vector<flags::Flag> table = {{"--policy", "", true, flags::text(out.policy_file)},
                           {"--filename", "-f", true, flags::text(out.export_file)},
                           {"--namespace", "-n", true, flags::text(out.namespace_)},
                           {"--all-namespaces", "-A", false, flags::on(out.all_namespaces)},
                           {"--output", "-o", true, flags::text(out.output)},
                           {"--grace", "", true, flags::whole(out.grace_seconds, 0, 31'536'000)},
-                          {"--kubeconfig", "", true, flags::text(out.kubeconfig)},
-                          {"--server", "", true, flags::text(out.server)},
-                          {"--token-file", "", true, flags::text(out.token_file)},
-                          {"--ca", "", true, flags::text(out.ca_file)},
                           {"--page-size", "", true, flags::whole(out.page_size, 1, 5000)},
-                          {"--timeout", "", true, flags::whole(out.timeout_seconds, 1, 86400)}});
+                          {"--timeout", "", true, flags::whole(out.timeout_seconds, 1, 86400)}};
+  add_cluster_flags(table, out.cluster);
+  Result<flags::Parsed> parsed = flags::parse(args, table);
   if (!parsed.ok()) {
     return parsed.error().message;
   }
@@ -90,23 +84,17 @@ std::string parse(const Args& args, AuditArgs& out, bool& help) {
   if (!parsed.value().positional.empty()) {
     return "unexpected argument '" + parsed.value().positional.front() + "'";
   }
-  const bool flags = !out.server.empty() || !out.token_file.empty() || !out.ca_file.empty();
   if (!out.export_file.empty()) {
-    if (out.all_namespaces || !out.namespace_.empty() || flags || !out.kubeconfig.empty()) {
+    if (out.all_namespaces || !out.namespace_.empty() || any_cluster_flag(out.cluster)) {
       return "-f reads the objects from a file: it excludes --namespace, --all-namespaces and "
-             "the cluster's flags (--kubeconfig, --server, --token-file, --ca)";
+             "the cluster's flags (--kubeconfig, --context, --server, --token-file, --ca)";
     }
   } else if (out.all_namespaces == !out.namespace_.empty()) {
     return "choose exactly one of --namespace NS and --all-namespaces";
   }
-  if (out.output != "table" && out.output != "json" && out.output != "policyreport") {
-    return "-o must be table, json or policyreport";
-  }
-  if (flags && !out.kubeconfig.empty()) {
-    return "--kubeconfig excludes --server/--token-file/--ca";
-  }
-  if (flags && (out.server.empty() || out.token_file.empty() || out.ca_file.empty())) {
-    return "--server, --token-file and --ca go together";
+  if (out.output != "table" && out.output != "json" && out.output != "yaml" &&
+      out.output != "policyreport") {
+    return "-o must be table, json, yaml or policyreport";
   }
   return "";
 }
@@ -114,16 +102,16 @@ std::string parse(const Args& args, AuditArgs& out, bool& help) {
 // Every page of one collection (only the objects matching `label_selector` when not empty),
 // each handed to `take`. A collection the cluster does not serve (404) is empty: a cluster
 // without the RayCluster CRD has no RayClusters.
-Status list_all(reaper::KubeApi& api, const std::string& prefix, const std::string& resource,
+Status list_all(kube::KubeApi& api, const std::string& prefix, const std::string& resource,
                 const AuditArgs& a, const std::function<Result<std::string>(std::string_view)>& take,
                 std::string_view label_selector = {}) {
   std::string token;
   do {
-    std::string target = reaper::collection_target(
+    std::string target = kube::collection_target(
         prefix, resource, a.all_namespaces ? "" : a.namespace_, static_cast<int>(a.page_size),
         token);
     if (!label_selector.empty()) {
-      target += "&labelSelector=" + reaper::url_escape(std::string(label_selector));
+      target += "&labelSelector=" + kube::url_escape(std::string(label_selector));
     }
     Result<std::optional<std::string>> body = api.get(target);
     if (!body) {
@@ -141,7 +129,7 @@ Status list_all(reaper::KubeApi& api, const std::string& prefix, const std::stri
   return {};
 }
 
-Status list_owned(reaper::KubeApi& api, const std::string& prefix, const std::string& resource,
+Status list_owned(kube::KubeApi& api, const std::string& prefix, const std::string& resource,
                   const AuditArgs& a, bool pods, std::vector<admission::OwnedObject>& into) {
   return list_all(api, prefix, resource, a, [&](std::string_view text) -> Result<std::string> {
     Result<admission::ListPage<admission::OwnedObject>> page =
@@ -159,7 +147,7 @@ Status list_owned(reaper::KubeApi& api, const std::string& prefix, const std::st
 // With --all-namespaces, the KubeRay operator's Deployments, wherever they run (selected by
 // kOperatorSelector). A 404 (no apps API) is none.
 Result<std::vector<admission::OperatorDeployment>> read_operators(const AuditArgs& a,
-                                                                   reaper::KubeApi& api) {
+                                                                   kube::KubeApi& api) {
   std::vector<admission::OperatorDeployment> out;
   Status listed = list_all(
       api, "/apis/apps/v1", "deployments", a,
@@ -185,20 +173,12 @@ Result<std::vector<admission::OperatorDeployment>> read_operators(const AuditArg
 // --all-namespaces, the operator's Deployments into `operators`.
 Result<admission::AuditInput> read_cluster(const AuditArgs& a,
                                            std::vector<admission::OperatorDeployment>& operators) {
-  Result<reaper::ApiEndpoint> endpoint = reaper::chosen_endpoint(
-      a.kubeconfig, a.server, a.token_file, a.ca_file, kServiceAccountDir);
-  if (!endpoint) {
-    return endpoint.error();
-  }
-  Result<std::unique_ptr<reaper::HttpsClient>> client =
-      reaper::HttpsClient::create(endpoint.value(), std::chrono::seconds(a.timeout_seconds));
-  if (!client) {
-    return client.error();
-  }
-  reaper::Backoff backoff;
+  RJG_ASSIGN_OR_RETURN(Connection connection,
+                       connect(a.cluster, std::chrono::seconds(a.timeout_seconds)));
+  kube::Backoff backoff;
   backoff.max_attempts = 3;
-  reaper::KubeApi api(
-      *client.value(), backoff,
+  kube::KubeApi api(
+      *connection.client, backoff,
       [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }, std::random_device{}());
 
   admission::AuditInput input;
@@ -267,6 +247,7 @@ int run_audit(const Args& args) {
   }
   if (help) {
     std::fputs(kAuditUsage, stdout);
+    std::fputs(kClusterFlagsHelp, stdout);
     return 0;
   }
   // Retries are logged as warnings on stderr, like reap's; the report is stdout's alone.
@@ -281,9 +262,7 @@ int run_audit(const Args& args) {
   if (!input) {
     return fail(input.error().message);
   }
-  const std::int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
-                               std::chrono::system_clock::now().time_since_epoch())
-                               .count();
+  const std::int64_t now = unix_seconds();
   admission::AuditReport report =
       admission::run_audit(input.value(), policy.value(), now, a.grace_seconds);
   if (a.all_namespaces && operators.empty()) {
@@ -293,10 +272,21 @@ int run_audit(const Args& args) {
                  std::string(admission::kOperatorSelector).c_str());
   }
   admission::add_results(report, admission::operator_drift(operators, policy.value().config));
-  const std::string out = a.output == "json" ? admission::encode_audit_json(report) + "\n"
-                          : a.output == "policyreport"
-                              ? admission::encode_audit_policyreports(report) + "\n"
-                              : admission::encode_audit_table(report);
+  std::string out;
+  if (a.output == "json") {
+    out = admission::encode_audit_json(report) + "\n";
+  } else if (a.output == "yaml") {
+    Result<std::string> yaml = admission::json_text_to_yaml(admission::encode_audit_json(report));
+    if (!yaml) {
+      std::fprintf(stderr, "rayjob-guard audit: %s\n", visible(yaml.error().message).c_str());
+      return 2;
+    }
+    out = std::move(yaml).value();
+  } else if (a.output == "policyreport") {
+    out = admission::encode_audit_policyreports(report) + "\n";
+  } else {
+    out = admission::encode_audit_table(report);
+  }
   std::fwrite(out.data(), 1, out.size(), stdout);
   return report.found() ? 1 : 0;
 }

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "admission/check.hpp"
+#include "admission/check_report.hpp"
 #include "admission/fix.hpp"
+#include "admission/json_to_yaml.hpp"
 #include "admission/finding_format.hpp"
 #include "admission/policy_file.hpp"
 #include "cli/commands.hpp"
@@ -21,19 +23,24 @@ namespace rjg::cli {
 namespace {
 
 constexpr const char* kHelp =
-    "usage: rayjob-guard check [--policy FILE] [--namespace NS] [--output text|json]\n"
+    "usage: rayjob-guard check [--policy FILE] [--namespace NS]\n"
+    "                          [--output text|json|yaml|junit|sarif]\n"
     "                          [--allow-empty] [--fix] FILE...\n"
     "Checks every RayJob in the YAML/JSON manifests FILE... (- for stdin) as a CREATE, with the\n"
     "CRD defaults of the policy's KubeRay version applied, exactly as the webhook would.\n"
     "Other kinds are skipped with a note.\n"
     "  --policy FILE       policy YAML (default: the built-in policy)\n"
     "  -n, --namespace NS  namespace for objects without metadata.namespace (default: default)\n"
-    "  -o, --output FMT    text (default) or json (an array of per-object results)\n"
+    "  -o, --output FMT    text (default); json (an array of per-object results), or yaml\n"
+    "                      (the same as YAML); junit\n"
+    "                      (JUnit XML: a test case per document, a failure per denied RayJob,\n"
+    "                      for CI test reports); sarif (SARIF 2.1.0: a result per finding,\n"
+    "                      for code scanning). The exit status is the same for every format\n"
     "  --allow-empty       accept a file with no object (empty, or only comments)\n"
     "  --fix               print every document with the literal fixes of all findings applied\n"
     "                      (JSON documents separated by ---), judge what it printed again, and\n"
     "                      list on stderr each violation left, whose change is yours to choose\n"
-    "Flags take their value as --flag VALUE or --flag=VALUE.\n"
+    "A flag takes its value after a space or an = sign (-o json, --output=json).\n"
     "Exit status: 0 all allowed, 1 any denied, 2 bad input (unreadable file, YAML error,\n"
     "a file with no object unless --allow-empty). With --fix: 0 every RayJob printed is\n"
     "allowed with no violation left, 1 some are still denied or keep a violation for you to\n"
@@ -125,10 +132,27 @@ int print_fixed(admission::CheckedFile& r, const admission::CheckOptions& option
   return status;
 }
 
-void print_json(const std::vector<admission::CheckedFile>& results) {
-  const std::string body = admission::encode_check_results(results);
+// -o json, yaml, junit or sarif: one document for every file, printed once all are checked.
+// Returns false when it cannot be printed (after saying why).
+bool print_report(const std::string& output, const std::vector<admission::CheckedFile>& results) {
+  std::string body;
+  if (output == "json") {
+    body = admission::encode_check_results(results) + "\n";
+  } else if (output == "yaml") {
+    Result<std::string> yaml =
+        admission::json_text_to_yaml(admission::encode_check_results(results));
+    if (!yaml) {
+      std::fprintf(stderr, "rayjob-guard check: %s\n", visible(yaml.error().message).c_str());
+      return false;
+    }
+    body = std::move(yaml).value();
+  } else if (output == "junit") {
+    body = admission::encode_check_junit(results);
+  } else {
+    body = admission::encode_check_sarif(results, RJG_VERSION) + "\n";
+  }
   std::fwrite(body.data(), 1, body.size(), stdout);
-  std::fputc('\n', stdout);
+  return true;
 }
 
 }  // namespace
@@ -145,8 +169,10 @@ int run_check(const Args& args) {
                           {"--namespace", "-n", true, flags::text(namespace_)},
                           {"--output", "-o", true,
                            [&output](const std::string& v) -> Status {
-                             if (v != "text" && v != "json") {
-                               return invalid_argument("must be text or json, got '" + v + "'");
+                             if (v != "text" && v != "json" && v != "yaml" && v != "junit" &&
+                                 v != "sarif") {
+                               return invalid_argument(
+                                   "must be text, json, yaml, junit or sarif, got '" + v + "'");
                              }
                              output = v;
                              return {};
@@ -214,8 +240,8 @@ int run_check(const Args& args) {
     }
     results.push_back(std::move(r));
   }
-  if (output == "json") {
-    print_json(results);
+  if (output != "text" && !print_report(output, results)) {
+    bad_input = true;
   }
   if (bad_input) {
     return 2;

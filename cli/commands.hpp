@@ -35,4 +35,10 @@ int run_reap(const Args& args);
 // Exit 0 nothing found, 1 found, 2 bad usage or the API unreadable.   (audit_command.cpp)
 int run_audit(const Args& args);
 
+// rayjob-guard version [--output text|json]   (version_command.cpp)
+int run_version(const Args& args);
+
+// rayjob-guard completion bash|zsh   (completion_command.cpp)
+int run_completion(const Args& args);
+
 }  // namespace rjg::cli

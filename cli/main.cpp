@@ -17,7 +17,8 @@ constexpr const char* kUsage =
     "  policy   print the default policy (policy default) or validate a file (policy validate FILE)\n"
     "  reap     delete finished RayJobs whose TTL passed (clusters without a deletion policy)\n"
     "  audit    report the RayJobs in a cluster the policy would refuse or that hold quota for nothing\n"
-    "  version  print the version\n"
+    "  version  print the version (-o json: with the KubeRay versions and the default policy)\n"
+    "  completion  print a bash or zsh completion script\n"
     "Run 'rayjob-guard <command> --help' for the options of a command.\n";
 
 }  // namespace
@@ -35,10 +36,8 @@ int main(int argc, char** argv) {
   if (command == "policy") return rjg::cli::run_policy(args);
   if (command == "reap") return rjg::cli::run_reap(args);
   if (command == "audit") return rjg::cli::run_audit(args);
-  if (command == "version" || command == "--version") {
-    std::printf("rayjob-guard %s\n", RJG_VERSION);
-    return 0;
-  }
+  if (command == "version" || command == "--version") return rjg::cli::run_version(args);
+  if (command == "completion") return rjg::cli::run_completion(args);
   if (command == "help" || command == "--help" || command == "-h") {
     std::fputs(kUsage, stdout);
     return 0;

@@ -14,12 +14,12 @@
 #include <thread>
 
 #include "admission/policy_file.hpp"
+#include "cli/cluster_flags.hpp"
 #include "cli/commands.hpp"
+#include "common/clock.hpp"
 #include "common/flags.hpp"
 #include "logging/log.hpp"
-#include "reaper/api_endpoint.hpp"
-#include "reaper/https_client.hpp"
-#include "reaper/kube_api.hpp"
+#include "kube/kube_api.hpp"
 #include "reaper/reap_pass.hpp"
 #include "common/visible_text.hpp"
 
@@ -29,16 +29,15 @@ namespace {
 constexpr const char* kReapUsage =
     "usage: rayjob-guard reap [--policy FILE] (--namespace NS | --all-namespaces) [--dry-run]\n"
     "                         [--once | --interval SECONDS]\n"
-    "                         [--kubeconfig FILE | --server URL --token-file FILE --ca FILE]\n"
+    "                         [--kubeconfig FILE] [--context NAME]\n"
+    "                         [--server URL --token-file FILE --ca FILE]\n"
     "                         [--page-size N] [--timeout SECONDS] [--log-level LEVEL]\n"
     "Deletes finished RayJobs (jobStatus SUCCEEDED/FAILED or jobDeploymentStatus Complete/Failed)\n"
     "once status.endTime is older than their rayjob-guard.io/ttl-after-success or\n"
     "ttl-after-failure annotation, bounded by the policy's lifecycle limits. Deletion is\n"
-    "Background with a uid precondition. Without --kubeconfig/--server it uses the in-cluster\n"
-    "service account. --once (default) exits 0 if all went well, 1 if a list or a deletion\n"
-    "finally failed, 2 on bad usage or configuration; --interval loops until SIGTERM.\n";
-
-constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+    "Background with a uid precondition. --once (default) exits 0 if all went well, 1 if a list\n"
+    "or a deletion finally failed, 2 on bad usage or configuration; --interval loops until\n"
+    "SIGTERM.\n";
 
 struct ReapArgs {
   std::string policy_file;
@@ -47,10 +46,7 @@ struct ReapArgs {
   bool dry_run = false;
   bool once = false;
   std::optional<long> interval_seconds;
-  std::string kubeconfig;
-  std::string server;
-  std::string token_file;
-  std::string ca_file;
+  kube::ClusterFlags cluster;
   long page_size = 100;
   long timeout_seconds = 30;
   std::string log_level = "info";
@@ -64,20 +60,17 @@ int config_error(const std::string& message) {
 // Returns an error message, or "" when the arguments are consistent.
 std::string parse(const Args& args, ReapArgs& out, bool& help) {
   long interval = 0;
-  Result<flags::Parsed> parsed =
-      flags::parse(args, {{"--policy", "", true, flags::text(out.policy_file)},
+  std::vector<flags::Flag> table = {{"--policy", "", true, flags::text(out.policy_file)},
                           {"--namespace", "-n", true, flags::text(out.namespace_)},
                           {"--all-namespaces", "-A", false, flags::on(out.all_namespaces)},
                           {"--dry-run", "", false, flags::on(out.dry_run)},
                           {"--once", "", false, flags::on(out.once)},
                           {"--interval", "", true, flags::whole(interval, 1, 86400)},
-                          {"--kubeconfig", "", true, flags::text(out.kubeconfig)},
-                          {"--server", "", true, flags::text(out.server)},
-                          {"--token-file", "", true, flags::text(out.token_file)},
-                          {"--ca", "", true, flags::text(out.ca_file)},
                           {"--page-size", "", true, flags::whole(out.page_size, 1, 5000)},
                           {"--timeout", "", true, flags::whole(out.timeout_seconds, 1, 86400)},
-                          {"--log-level", "", true, flags::text(out.log_level)}});
+                          {"--log-level", "", true, flags::text(out.log_level)}};
+  add_cluster_flags(table, out.cluster);
+  Result<flags::Parsed> parsed = flags::parse(args, table);
   if (!parsed.ok()) {
     return parsed.error().message;
   }
@@ -97,24 +90,11 @@ std::string parse(const Args& args, ReapArgs& out, bool& help) {
   if (out.once && out.interval_seconds) {
     return "--once and --interval exclude each other";
   }
-  const bool flags = !out.server.empty() || !out.token_file.empty() || !out.ca_file.empty();
-  if (flags && !out.kubeconfig.empty()) {
-    return "--kubeconfig excludes --server/--token-file/--ca";
-  }
-  if (flags && (out.server.empty() || out.token_file.empty() || out.ca_file.empty())) {
-    return "--server, --token-file and --ca go together";
-  }
   if (out.log_level != "trace" && out.log_level != "debug" && out.log_level != "info" &&
       out.log_level != "warn" && out.log_level != "error" && out.log_level != "off") {
     return "--log-level must be trace, debug, info, warn, error or off";
   }
   return "";
-}
-
-std::int64_t wall_clock_seconds() {
-  return std::chrono::duration_cast<std::chrono::seconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
 }
 
 // Waits up to `seconds` for SIGTERM/SIGINT (blocked beforehand). Returns true if one arrived.
@@ -149,6 +129,7 @@ int run_reap(const Args& args) {
   }
   if (help) {
     std::fputs(kReapUsage, stdout);
+    std::fputs(kClusterFlagsHelp, stdout);
     return 0;
   }
 
@@ -171,23 +152,18 @@ int run_reap(const Args& args) {
   }
   const policy::LifecycleConfig& lifecycle = config.lifecycle;
 
-  Result<reaper::ApiEndpoint> endpoint = reaper::chosen_endpoint(
-      a.kubeconfig, a.server, a.token_file, a.ca_file, kServiceAccountDir);
-  if (!endpoint) {
-    return config_error(endpoint.error().message);
+  Result<Connection> connection = connect(a.cluster, std::chrono::seconds(a.timeout_seconds));
+  if (!connection) {
+    return config_error(connection.error().message);
   }
-  if (endpoint.value().insecure_skip_tls_verify) {
+  const kube::ApiEndpoint& endpoint = connection.value().endpoint;
+  if (endpoint.insecure_skip_tls_verify) {
     logging::log_event(logging::Level::kWarn, "reap",
                        {{"tls", std::string("insecure-skip-tls-verify")},
-                        {"server", endpoint.value().describe()}});
+                        {"server", endpoint.describe()}});
   }
-  Result<std::unique_ptr<reaper::HttpsClient>> client =
-      reaper::HttpsClient::create(endpoint.value(), std::chrono::seconds(a.timeout_seconds));
-  if (!client) {
-    return config_error(client.error().message);
-  }
-  reaper::KubeApi api(
-      *client.value(), reaper::Backoff{},
+  kube::KubeApi api(
+      *connection.value().client, kube::Backoff{},
       [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }, std::random_device{}());
 
   reaper::ReapOptions options;
@@ -197,7 +173,8 @@ int run_reap(const Args& args) {
   options.lifecycle = lifecycle;
   logging::log_event(
       logging::Level::kInfo, "reap start",
-      {{"server", endpoint.value().describe()},
+      {{"server", endpoint.describe()},
+       {"source", endpoint.source},
        {"namespace", a.all_namespaces ? std::string("*") : a.namespace_},
        {"dry_run", a.dry_run},
        {"mode", std::string(a.interval_seconds ? "interval" : "once")},
@@ -207,7 +184,7 @@ int run_reap(const Args& args) {
        {"policy_hash", policy.value().hash}});
 
   if (!a.interval_seconds) {
-    const reaper::ReapStats stats = reaper::run_reap_pass(api, options, wall_clock_seconds);
+    const reaper::ReapStats stats = reaper::run_reap_pass(api, options, unix_seconds);
     return stats.ok() ? 0 : 1;
   }
   // SIGTERM/SIGINT stay pending during a pass and end the loop at the next wait, so a pass is
@@ -218,7 +195,7 @@ int run_reap(const Args& args) {
   sigaddset(&set, SIGINT);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   do {
-    (void)reaper::run_reap_pass(api, options, wall_clock_seconds);
+    (void)reaper::run_reap_pass(api, options, unix_seconds);
   } while (!wait_for_stop(*a.interval_seconds, set));
   return 0;
 }

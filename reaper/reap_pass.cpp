@@ -23,7 +23,7 @@ std::vector<Field> about(std::string action, const policy::ReapCandidate& c) {
           {"uid", c.uid}};
 }
 
-void handle(KubeApi& api, const ReapOptions& options, const policy::ReapCandidate& c,
+void handle(kube::KubeApi& api, const ReapOptions& options, const policy::ReapCandidate& c,
             std::int64_t now, ReapStats& stats) {
   const policy::ReapDecision d = policy::decide_reap(c, options.lifecycle, now);
   switch (d.action) {
@@ -66,14 +66,14 @@ void handle(KubeApi& api, const ReapOptions& options, const policy::ReapCandidat
     log_event(Level::kInfo, "reap", deletion("would-delete"));
     return;
   }
-  const CallResult r = api.delete_rayjob(c.namespace_, c.name, c.uid);
+  const kube::CallResult r = api.delete_rayjob(c.namespace_, c.name, c.uid);
   switch (r.outcome) {
-    case ApiOutcome::kOk:
+    case kube::ApiOutcome::kOk:
       ++stats.deleted;
       log_event(Level::kInfo, "reap", deletion("deleted"));
       return;
-    case ApiOutcome::kNotFound:
-    case ApiOutcome::kConflict: {
+    case kube::ApiOutcome::kNotFound:
+    case kube::ApiOutcome::kConflict: {
       // Someone else deleted it, or it was replaced by a new object of the same name: the uid
       // precondition protected the new one. Not an error.
       ++stats.already_gone;
@@ -84,8 +84,8 @@ void handle(KubeApi& api, const ReapOptions& options, const policy::ReapCandidat
       log_event(Level::kInfo, "reap", f);
       return;
     }
-    case ApiOutcome::kRetryable:
-    case ApiOutcome::kFatal: {
+    case kube::ApiOutcome::kRetryable:
+    case kube::ApiOutcome::kFatal: {
       ++stats.failed;
       std::vector<Field> f = about("delete-failed", c);
       f.push_back({"status", static_cast<long long>(r.status)});
@@ -99,7 +99,7 @@ void handle(KubeApi& api, const ReapOptions& options, const policy::ReapCandidat
 
 }  // namespace
 
-ReapStats run_reap_pass(KubeApi& api, const ReapOptions& options, const Clock& now) {
+ReapStats run_reap_pass(kube::KubeApi& api, const ReapOptions& options, const Clock& now) {
   ReapStats stats;
   std::string token;
   do {

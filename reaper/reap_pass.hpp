@@ -8,7 +8,7 @@
 #include <string>
 
 #include "policy/policy_config.hpp"
-#include "reaper/kube_api.hpp"
+#include "kube/kube_api.hpp"
 
 namespace rjg::reaper {
 
@@ -38,6 +38,6 @@ using Clock = std::function<std::int64_t()>;
 
 // Runs one pass. `api` must outlive the call. `now` is read once per page, so a long listing
 // still measures each RayJob's age against a fresh time. Never throws.
-ReapStats run_reap_pass(KubeApi& api, const ReapOptions& options, const Clock& now);
+ReapStats run_reap_pass(kube::KubeApi& api, const ReapOptions& options, const Clock& now);
 
 }  // namespace rjg::reaper

@@ -13,6 +13,8 @@ build_packages=(
 test_packages=(
   # scripts and clients used by the test suites
   curl jq python3 python3-yaml python3-boto3 procps util-linux iproute2 ca-certificates
+  # the shells `rayjob-guard completion` writes for (test/cli: cli.completion)
+  bash zsh
   # the chart's rendered objects against the pinned Kubernetes OpenAPI (test/chart/strict_test.py)
   python3-jsonschema
   # load generators, TLS scanners, metrics lint, the nginx floor

@@ -7,6 +7,7 @@ Each test runs the real binary; any mismatch raises and the process exits non-ze
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -270,8 +271,53 @@ def test_check_json_output():
     for r in rayjobs:
         for d in r["denials"]:
             expect(d["text"].startswith("[" + d["rule"] + "] "), f"text {d!r}")
-    code, _, err = run("check", "--output", "yaml", ok)
+    code, _, err = run("check", "--output", "xml", ok)
     expect(code == 2, "bad --output must be exit 2")
+
+
+def test_check_ci_reports():
+    """-o junit and -o sarif carry exactly what -o json says, for the whole corpus, and parse
+    even when a name holds characters XML cannot carry."""
+    import xml.etree.ElementTree as ET
+    files = [corpus(n) for n in sorted(os.listdir(ARGS.corpus)) if n.endswith(".yaml")]
+    code_json, out, _ = run("check", "-o", "json", *files)
+    results = json.loads(out)
+    code_junit, junit, err = run("check", "-o", "junit", *files)
+    code_sarif, sarif, err2 = run("check", "-o", "sarif", *files)
+    expect(code_json == code_junit == code_sarif == 1, f"exit {code_json} {code_junit} {code_sarif}")
+    root = ET.fromstring(junit)
+    rayjobs = [r for r in results if not r["skipped"]]
+    denied = [r for r in rayjobs if not r["allowed"]]
+    expect(root.tag == "testsuites" and int(root.get("tests")) == len(results), f"{root.attrib}")
+    expect(int(root.get("failures")) == len(denied) and
+           int(root.get("skipped")) == len(results) - len(rayjobs), f"{root.attrib}")
+    suites = root.findall("testsuite")
+    expect([s.get("name") for s in suites] == files, "one testsuite per file, in order")
+    failures = [c for s in suites for c in s.findall("testcase") if c.find("failure") is not None]
+    expect(len(failures) == len(denied), f"{len(failures)} failures for {len(denied)} denied")
+    for case, r in zip(failures, denied):
+        text = case.find("failure").text
+        expect(all(d["text"] in text for d in r["denials"]), f"{case.get('name')}: {text!r}")
+    doc = json.loads(sarif)
+    expect(doc["version"] == "2.1.0" and len(doc["runs"]) == 1, "one SARIF 2.1.0 run")
+    run0 = doc["runs"][0]
+    rule_ids = {r["id"] for r in run0["tool"]["driver"]["rules"]}
+    want = [(f["rule"], "error") for r in rayjobs for f in r["denials"]]
+    want += [(f["rule"], "note" if f["kind"] == "advisory" else "warning")
+             for r in rayjobs for f in r["warnings"]]
+    got = [(x["ruleId"], x["level"]) for x in run0["results"]]
+    expect(sorted(got) == sorted(want), "one SARIF result per finding, with its level")
+    for x in run0["results"]:
+        loc = x["locations"][0]["physicalLocation"]
+        expect(x["ruleId"] in rule_ids and loc["artifactLocation"]["uri"] in files and
+               loc["region"]["startLine"] >= 1, f"{x!r}")
+    # A name with ESC, BEL and U+0001 (none of which XML 1.0 can carry) next to XML markup.
+    manifest = (b"apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: \"a<b>&\\e\\a\\x01\", "
+                b"namespace: tenant-a}\nspec: {entrypoint: x}\n")
+    code, junit, err = run("check", "-o", "junit", "-", stdin=manifest)
+    case = ET.fromstring(junit).find("testsuite/testcase")
+    expect(code == 1 and case.get("name") == "RayJob/a<b>&\ufffd\ufffd\ufffd (document 1)",
+           f"{code} {junit!r}")
 
 
 # A RayJob whose every finding has a literal fix, next to a ConfigMap.
@@ -444,6 +490,58 @@ def test_check_namespace_conflict():
     expect(code == 2 and b"does not match the namespace" in err, f"{code} {err!r}")
 
 
+def test_yaml_output():
+    """-o yaml is -o json as YAML: PyYAML (YAML 1.1, as kubectl reads it) gives back the same
+    data for check over the corpus (names, images and messages with quotes, colons, digits),
+    for a RayJob whose name a plain scalar would read as a boolean, and for version."""
+    import yaml
+    files = [corpus(n) for n in sorted(os.listdir(ARGS.corpus)) if n.endswith(".yaml")]
+    tricky = (b"apiVersion: ray.io/v1\nkind: RayJob\nmetadata: {name: 'yes', namespace: '0x10'}\n"
+              b"spec: {entrypoint: 'python -c \"print(1)\"'}\n")
+    for argv, stdin in ((["check", *files], None), (["check", "-"], tricky), (["version"], None)):
+        code_j, out_j, _ = run(*argv[:1], "-o", "json", *argv[1:], stdin=stdin)
+        code_y, out_y, err = run(*argv[:1], "-o", "yaml", *argv[1:], stdin=stdin)
+        expect(code_j == code_y, f"{argv[:2]}: exit {code_j} vs {code_y} {err!r}")
+        expect(yaml.safe_load(out_y) == json.loads(out_j), f"{argv[:2]}: YAML differs:\n{out_y!r}")
+    expect(b"name: \"yes\"" in run("check", "-o", "yaml", "-", stdin=tricky)[1], "quoted")
+
+
+def test_completion():
+    """The completion scripts offer what the binary has: commands from --help, a command's flags
+    from its --help, -o values from its usage, in bash and in zsh (through bashcompinit, where zsh
+    itself filters by prefix)."""
+    def complete(shell, *words):
+        script = f"source <({ARGS.binary} completion {shell}); "
+        if shell == "zsh":
+            script = "autoload -U compinit && compinit -u; " + script + "setopt ksharrays; "
+        line = " ".join(json.dumps(w) for w in (ARGS.binary, *words))
+        script += f"COMP_WORDS=({line}); COMP_CWORD={len(words)}; _rayjob_guard; "
+        script += "printf '%s\\n' \"${COMPREPLY[@]}\""
+        proc = subprocess.run([shell, "-c", script], capture_output=True, timeout=60)
+        expect(proc.returncode == 0, f"{shell} {words}: {proc.returncode} {proc.stderr!r}")
+        return sorted(set(proc.stdout.decode().split()))
+
+    for shell in ("bash", "zsh"):
+        commands = complete(shell, "")
+        expect(commands == sorted(["serve", "review", "check", "policy", "reap", "audit",
+                                   "version", "completion"]), f"{shell}: {commands}")
+        expect(complete(shell, "check", "-o", "") == ["json", "junit", "sarif", "text", "yaml"],
+               shell)
+        expect(complete(shell, "audit", "--output", "") ==
+               ["json", "policyreport", "table", "yaml"], shell)
+        expect(complete(shell, "policy", "") == ["default", "validate"], shell)
+        expect("--context" in complete(shell, "reap", "--con"), shell)
+        expect("--allow-empty" in complete(shell, "check", "--a"), shell)
+    # bash filters by prefix itself; every flag it offers is one the command accepts.
+    expect(complete("bash", "reap", "--con") == ["--context"], "bash prefix")
+    for cmd in ("serve", "check", "reap", "audit", "version"):
+        for flag in complete("bash", cmd, "--"):
+            code, out, err = run(cmd, flag, "--help")
+            expect(b"unknown option" not in err, f"{cmd} {flag}: offered but unknown: {err!r}")
+    code, out, err = run("completion", "fish")
+    expect(code == 2 and b"bash or zsh" in err, f"completion fish: {code} {err!r}")
+
+
 def test_policy_round_trip():
     code, out, err = run("policy", "default")
     expect(code == 0 and out.startswith(b"#") and b"apiVersion: rayjob-guard.io/v1" in out, f"{err!r}")
@@ -468,6 +566,33 @@ def test_policy_bad_file():
     expect(code == 2 and b"cannot be read" in err, f"{err!r}")
     code, _, _ = run("policy", "frobnicate")
     expect(code == 2, "unknown subcommand")
+
+
+def test_version():
+    code, text, err = run("version")
+    expect(code == 0 and text.startswith(b"rayjob-guard ") and text.endswith(b"\n"), f"{code} {text!r} {err!r}")
+    code, same, _ = run("--version")
+    expect(code == 0 and same == text, f"--version: {same!r}")
+    code, out, err = run("version", "-o", "json")
+    expect(code == 0, f"json: {code} {err!r}")
+    v = json.loads(out)
+    expect(set(v) == {"version", "kuberay", "defaultPolicy"}, f"keys {sorted(v)}")
+    expect(text == f"rayjob-guard {v['version']}\n".encode(), f"{v['version']!r} is not the text form's")
+    expect(v["kuberay"]["oldest"] == "1.0" and re.fullmatch(r"1\.\d+", v["kuberay"]["newest"]),
+           f"kuberay {v['kuberay']}")
+    # The default policy's hash and version are what `policy validate` says of `policy default`.
+    _, default_policy, _ = run("policy", "default")
+    _, valid, _ = run("policy", "validate", "-", stdin=default_policy)
+    expect(valid.split(b"hash ")[1][:-2].decode() == v["defaultPolicy"]["hash"],
+           f"hash {v['defaultPolicy']} vs {valid!r}")
+    pinned = re.search(rb'version: "(1\.\d+)"', default_policy).group(1).decode()
+    expect(v["defaultPolicy"]["kuberayVersion"] == pinned, f"{v['defaultPolicy']} vs {pinned}")
+    expect(run("version", "--output=json")[1] == out and run("version", "-ojson")[1] == out,
+           "kubectl's flag forms give the same JSON")
+    code, out, err = run("version", "-o", "xml")
+    expect(code == 2 and out == b"" and b"must be text, json or yaml" in err, f"{code} {err!r}")
+    code, _, err = run("version", "extra")
+    expect(code == 2 and b"takes no arguments" in err, f"{code} {err!r}")
 
 
 def test_help():

@@ -33,49 +33,14 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-binary=""
-keep=0
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --binary) binary=${2:?--binary needs a path}; shift 2 ;;
-    --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
-    *) echo "audit-test: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
-[[ -n $binary ]] || binary=$repo/build/rayjob-guard
-[[ -x $binary ]] || { echo "audit-test: no rayjob-guard binary at $binary (use --binary)" >&2; exit 1; }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/rjg-audit-e2e.XXXXXX")
-cluster=$work/cluster
-passed=0
-
-say() { printf '\n[audit-e2e] %s\n' "$*"; }
-fail() { printf '[audit-e2e] FAIL: %s\n' "$*" >&2; exit 1; }
-
-cleanup() {
-  local rc=$?
-  if ((passed == 0)); then
-    local f
-    for f in "$work"/out/*; do
-      [[ -f $f ]] || continue
-      echo "----- $(basename "$f") -----" >&2
-      head -c 4000 "$f" >&2 || true
-      echo >&2
-    done
-    echo "----- kube-apiserver log (tail) -----" >&2
-    tail -n 15 "$cluster/logs/kube-apiserver.log" >&2 2>/dev/null || true
-  fi
-  "$here/cluster.sh" down "$cluster" || true
-  if ((passed == 1 && keep == 0)); then
-    rm -rf "$work"
-  else
-    echo "[audit-e2e] work directory kept: $work" >&2
-  fi
-  exit "$rc"
+# shellcheck source=test/e2e/e2e-lib.sh
+. "$here/e2e-lib.sh"
+e2e_setup audit-e2e 2,31 "$@"
+e2e_on_failure() {
+  e2e_print_files "$work/out"
+  echo "----- kube-apiserver log (tail) -----" >&2
+  tail -n 15 "$cluster/logs/kube-apiserver.log" >&2 2>/dev/null || true
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 mkdir -p "$work/out" "$work/manifests"
 

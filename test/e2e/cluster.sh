@@ -223,6 +223,10 @@ cmd_up() {
   # A serving CA and certificate for the apiserver, so kubeconfigs verify it (no skip-verify).
   "$here/../../certs/mint-certs.sh" --out "$dir/pki/serving" --name kube-apiserver --namespace e2e \
     --san IP:127.0.0.1 --san DNS:localhost >/dev/null
+  # A client CA, so that a test can log in with a client certificate it signs (e2e.logins).
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+    -subj /CN=e2e-client-ca -keyout "$dir/pki/client-ca.key" -out "$dir/pki/client-ca.crt" \
+    2>/dev/null || die "openssl could not mint the client CA"
 
   "$kube_bin/etcd" --name e2e --data-dir "$dir/etcd-data" \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
@@ -241,7 +245,8 @@ cmd_up() {
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
     --secure-port="$kas_port" \
     --tls-cert-file="$dir/pki/serving/tls.crt" --tls-private-key-file="$dir/pki/serving/tls.key" \
-    --token-auth-file="$dir/pki/tokens.csv" --authorization-mode=RBAC \
+    --token-auth-file="$dir/pki/tokens.csv" --client-ca-file="$dir/pki/client-ca.crt" \
+    --authorization-mode=RBAC \
     --service-cluster-ip-range=10.0.0.0/24 \
     --service-account-issuer=https://kubernetes.default.svc \
     --service-account-key-file="$dir/pki/sa.pub" --service-account-signing-key-file="$dir/pki/sa.key" \
@@ -290,6 +295,8 @@ KUBE_BIN=$kube_bin
 KUBE_VERSION=$("$kube_bin/kube-apiserver" --version | sed -n 's/^Kubernetes //p')
 APISERVER_URL=$url
 APISERVER_CA=$ca
+CLIENT_CA_CRT=$dir/pki/client-ca.crt
+CLIENT_CA_KEY=$dir/pki/client-ca.key
 ETCD_PORT=$etcd_port
 APISERVER_PORT=$kas_port
 ETCD_PID=$(<"$dir/etcd.pid")

@@ -25,55 +25,30 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-binary=""
-keep=0
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --binary) binary=${2:?--binary needs a path}; shift 2 ;;
-    --keep) keep=1; shift ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
-    *) echo "reaper-quota-test: unknown argument '$1'" >&2; exit 2 ;;
-  esac
-done
-[[ -n $binary ]] || binary=$repo/build/rayjob-guard
-[[ -x $binary ]] || { echo "reaper-quota-test: no rayjob-guard binary at $binary (use --binary)" >&2; exit 1; }
+# shellcheck source=test/e2e/e2e-lib.sh
+. "$here/e2e-lib.sh"
+e2e_setup reaper-e2e 2,24 "$@"
 
 # Success TTL 6 s, failure TTL 15 s: long enough that a busy 2-core machine still runs the first
 # pass before the success TTL, short enough for a quick test. The policy's bounds admit them.
 readonly TTL_SUCCESS=6 TTL_FAILURE=15
-work=$(mktemp -d "${TMPDIR:-/tmp}/rjg-reaper-e2e.XXXXXX")
-cluster=$work/cluster
 reap_log=$work/reap.log
-passed=0
 reaper_pid=""
 
-say() { printf '\n[reaper-e2e] %s\n' "$*"; }
-fail() { printf '[reaper-e2e] FAIL: %s\n' "$*" >&2; exit 1; }
-
-cleanup() {
-  local rc=$?
-  if ((passed == 0)); then
-    echo "----- reaper log (tail) -----" >&2
-    tail -n 40 "$reap_log" >&2 2>/dev/null || true
-    echo "----- kube-controller-manager log (tail) -----" >&2
-    tail -n 40 "$cluster/logs/kube-controller-manager.log" >&2 2>/dev/null || true
-    echo "----- kube-apiserver log (tail) -----" >&2
-    tail -n 15 "$cluster/logs/kube-apiserver.log" >&2 2>/dev/null || true
-  fi
+e2e_on_exit() {
   if [[ -n $reaper_pid ]] && kill -0 "$reaper_pid" 2>/dev/null; then
     kill -TERM "$reaper_pid" 2>/dev/null || true
     wait "$reaper_pid" 2>/dev/null || true
   fi
-  "$here/cluster.sh" down "$cluster" || true
-  if ((passed == 1 && keep == 0)); then
-    rm -rf "$work"
-  else
-    echo "[reaper-e2e] work directory kept: $work" >&2
-  fi
-  exit "$rc"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+e2e_on_failure() {
+  echo "----- reaper log (tail) -----" >&2
+  tail -n 40 "$reap_log" >&2 2>/dev/null || true
+  echo "----- kube-controller-manager log (tail) -----" >&2
+  tail -n 40 "$cluster/logs/kube-controller-manager.log" >&2 2>/dev/null || true
+  echo "----- kube-apiserver log (tail) -----" >&2
+  tail -n 15 "$cluster/logs/kube-apiserver.log" >&2 2>/dev/null || true
+}
 
 say "cluster: etcd + kube-apiserver + kube-controller-manager (resourcequota, garbagecollector)"
 "$here/cluster.sh" up "$cluster" --controller-manager
@@ -274,7 +249,7 @@ last_pass
 ((started < TTL_SUCCESS)) ||
   fail "the first pass ended ${started} s after endTime, not before the ${TTL_SUCCESS} s TTL (machine too slow)"
 { exists rayjob rj-1 && exists rayjob rj-2; } || fail "a RayJob was deleted before its TTL"
-last_pass | grep -q 'action=keep namespace=tenant-a name=rj-1 ' || fail "no keep line for rj-1"
+grep -q 'action=keep namespace=tenant-a name=rj-1 ' <<<"$(last_pass)" || fail "no keep line for rj-1"
 usage "after the early pass"
 used_is 2 2 || fail "expected used 2/2 after the early pass"
 
@@ -282,13 +257,13 @@ sleep_until $((end_epoch + TTL_SUCCESS + 1))
 say "step 3b: --dry-run after the success TTL: says would-delete, deletes nothing"
 reap --once --dry-run || fail "reap --once --dry-run failed"
 last_pass
-last_pass | grep -q 'action=would-delete namespace=tenant-a name=rj-1 ' || fail "dry-run did not report rj-1"
+grep -q 'action=would-delete namespace=tenant-a name=rj-1 ' <<<"$(last_pass)" || fail "dry-run did not report rj-1"
 exists rayjob rj-1 || fail "--dry-run deleted rj-1"
 
 say "step 3c: reap after the success TTL: rj-1 goes, the garbage collector takes job-rj-1"
 reap --once || fail "reap --once failed"
 last_pass
-last_pass | grep -q 'action=deleted namespace=tenant-a name=rj-1 .*jobStatus=SUCCEEDED deploymentStatus=Complete' ||
+grep -q 'action=deleted namespace=tenant-a name=rj-1 .*jobStatus=SUCCEEDED deploymentStatus=Complete' <<<"$(last_pass)" ||
   fail "no deletion line for rj-1"
 gone rayjob rj-1 || fail "rj-1 still exists"
 exists rayjob rj-2 || fail "rj-2 was deleted before its ${TTL_FAILURE} s failure TTL"
@@ -302,7 +277,7 @@ sleep_until $((end_epoch + TTL_FAILURE + 1))
 say "step 3d: reap after the failure TTL (${TTL_FAILURE} s): rj-2 goes, with its status.message logged"
 reap --once || fail "reap --once failed"
 last_pass
-last_pass | grep -q 'action=deleted namespace=tenant-a name=rj-2 .*jobStatus=FAILED deploymentStatus=Failed.*message="Job entrypoint command failed with exit code 1"' ||
+grep -q 'action=deleted namespace=tenant-a name=rj-2 .*jobStatus=FAILED deploymentStatus=Failed.*message="Job entrypoint command failed with exit code 1"' <<<"$(last_pass)" ||
   fail "no deletion line with the failure message for rj-2"
 gone rayjob rj-2 || fail "rj-2 still exists"
 wait_for 60 "job-rj-2 collected by the garbage collector" gone job job-rj-2
@@ -317,7 +292,7 @@ usage "rj-4 admitted"
 reap --once || fail "reap --once failed"
 last_pass
 exists rayjob rj-4 || fail "the reaper deleted a RayJob that has not finished"
-last_pass | grep -q 'action=keep namespace=tenant-a name=rj-4 reason="not finished' || fail "no keep line for rj-4"
+grep -q 'action=keep namespace=tenant-a name=rj-4 reason="not finished' <<<"$(last_pass)" || fail "no keep line for rj-4"
 echo "[reaper-e2e] rj-4 (not finished) left alone"
 
 say "step 5: reap --interval 1 keeps reaping until SIGTERM, then exits 0"
@@ -333,7 +308,7 @@ wait "$reaper_pid" || rc=$?
 reaper_pid=""
 last_pass | tail -n 3
 ((rc == 0)) || fail "reap --interval exited $rc after SIGTERM"
-last_pass | grep -q 'reap stopping signal=SIGTERM' || fail "no stopping line after SIGTERM"
+grep -q 'reap stopping signal=SIGTERM' <<<"$(last_pass)" || fail "no stopping line after SIGTERM"
 exists rayjob rj-4 || fail "the interval reaper deleted a RayJob that has not finished"
 
 passed=1

@@ -1,6 +1,7 @@
 // The real HTTPS client and reap pass against test/reaper/fake_apiserver.py (Python stdlib HTTPS
 // on 127.0.0.1, port 0, certificates minted at test time): paging with a continue token, retries
-// with backoff on 500/429 (list) and 503 (delete), 404/409 races, bearer token, TLS verification.
+// with backoff on 500/429 (list) and 503 (delete), 404/409 races, bearer token, a 401 refreshing
+// an exec plugin's credential, TLS verification.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -15,8 +16,8 @@
 #include <string>
 #include <vector>
 
-#include "reaper/https_client.hpp"
-#include "reaper/kube_api.hpp"
+#include "kube/https_client.hpp"
+#include "kube/kube_api.hpp"
 #include "reaper/reap_pass.hpp"
 
 namespace rjg::reaper {
@@ -73,11 +74,12 @@ class FakeApiServer : public ::testing::Test {
     fs::remove_all(dir_);
   }
 
-  ApiEndpoint endpoint(const std::string& ca_dir = "certs", const std::string& token = "sekret") {
-    ApiEndpoint ep;
+  kube::ApiEndpoint endpoint(const std::string& ca_dir = "certs",
+                             const std::string& token = "sekret") {
+    kube::ApiEndpoint ep;
     ep.host = "127.0.0.1";
     ep.port = port_;
-    ep.token = token;
+    ep.login.token = token;
     std::ifstream in(dir_ + "/" + ca_dir + "/ca.crt");
     std::stringstream ss;
     ss << in.rdbuf();
@@ -103,14 +105,14 @@ struct Waits {
 };
 
 TEST_F(FakeApiServer, PagesRetriesAndRaces) {
-  Result<std::unique_ptr<HttpsClient>> client =
-      HttpsClient::create(endpoint(), std::chrono::seconds(10));
+  Result<std::unique_ptr<kube::HttpsClient>> client =
+      kube::HttpsClient::create(endpoint(), std::chrono::seconds(10));
   ASSERT_TRUE(client.ok()) << client.error().message;
   Waits waits;
-  Backoff b;
+  kube::Backoff b;
   b.base = std::chrono::milliseconds(20);
   b.cap = std::chrono::milliseconds(80);
-  KubeApi api(
+  kube::KubeApi api(
       *client.value(), b,
       [&](std::chrono::milliseconds d) {
         waits.all.push_back(d);
@@ -158,23 +160,60 @@ TEST_F(FakeApiServer, PagesRetriesAndRaces) {
 }
 
 TEST_F(FakeApiServer, WrongTokenIsFatalNotRetried) {
-  Result<std::unique_ptr<HttpsClient>> client =
-      HttpsClient::create(endpoint("certs", "wrong"), std::chrono::seconds(10));
+  Result<std::unique_ptr<kube::HttpsClient>> client =
+      kube::HttpsClient::create(endpoint("certs", "wrong"), std::chrono::seconds(10));
   ASSERT_TRUE(client.ok());
   int sleeps = 0;
-  KubeApi api(
-      *client.value(), Backoff{}, [&](std::chrono::milliseconds) { ++sleeps; }, 1);
+  kube::KubeApi api(
+      *client.value(), kube::Backoff{}, [&](std::chrono::milliseconds) { ++sleeps; }, 1);
   Result<admission::RayJobListPage> page = api.list_page("tenant-a", 2, "");
   ASSERT_FALSE(page.ok());
   EXPECT_NE(page.error().message.find("HTTP 401"), std::string::npos) << page.error().message;
   EXPECT_EQ(sleeps, 0);
 }
 
+// A 401 has the credentials run again and the request sent once more: the exec plugin's first
+// token is refused, its second accepted, within one call; a plugin that keeps giving a refused
+// token gets one retry, not a loop.
+TEST_F(FakeApiServer, UnauthorizedRunsThePluginAgainOnce) {
+  const std::string count = dir_ + "/plugin-runs";
+  const std::string plugin = dir_ + "/plugin.sh";
+  std::ofstream(plugin) << "#!/bin/sh\necho run >>'" << count << "'\n"
+                        << "tok=wrong; [ $(wc -l <'" << count << "') -ge 2 ] && tok=\"$GOOD\"\n"
+                        << "printf '{\"apiVersion\":\"client.authentication.k8s.io/v1\","
+                           "\"kind\":\"ExecCredential\",\"status\":{\"token\":\"%s\"}}' "
+                           "\"$tok\"\n";
+  std::filesystem::permissions(plugin, std::filesystem::perms::owner_all);
+  for (const std::string good : {"sekret", "never-right"}) {
+    std::filesystem::remove(count);
+    kube::ApiEndpoint ep = endpoint();
+    ep.login.token.reset();
+    ep.login.exec = admission::ExecConfig{};
+    ep.login.exec->api_version = "client.authentication.k8s.io/v1";
+    ep.login.exec->command = plugin;
+    ep.login.exec->interactive_mode = "Never";
+    ep.login.exec->env = {{"GOOD", good}};
+    Result<std::unique_ptr<kube::HttpsClient>> client =
+        kube::HttpsClient::create(ep, std::chrono::seconds(10));
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    Result<kube::HttpResponse> r = client.value()->send(
+        {"GET", "/apis/ray.io/v1/namespaces/tenant-a/rayjobs?limit=2", "", "application/json"});
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r.value().status, good == "sekret" ? 200 : 401) << good;
+    std::ifstream in(count);
+    int runs = 0;
+    for (std::string l; std::getline(in, l);) {
+      ++runs;
+    }
+    EXPECT_EQ(runs, 2) << good;
+  }
+}
+
 TEST_F(FakeApiServer, UnknownCaIsATransportError) {
-  Result<std::unique_ptr<HttpsClient>> client =
-      HttpsClient::create(endpoint("other"), std::chrono::seconds(10));
+  Result<std::unique_ptr<kube::HttpsClient>> client =
+      kube::HttpsClient::create(endpoint("other"), std::chrono::seconds(10));
   ASSERT_TRUE(client.ok());
-  Result<HttpResponse> r = client.value()->send(HttpRequest{"GET", "/version", "", ""});
+  Result<kube::HttpResponse> r = client.value()->send(kube::HttpRequest{"GET", "/version", "", ""});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(r.error().message.find("TLS handshake"), std::string::npos) << r.error().message;
@@ -182,12 +221,13 @@ TEST_F(FakeApiServer, UnknownCaIsATransportError) {
 }
 
 TEST_F(FakeApiServer, InsecureSkipVerifyConnectsWithoutCa) {
-  ApiEndpoint ep = endpoint();
+  kube::ApiEndpoint ep = endpoint();
   ep.ca_pem.clear();
   ep.insecure_skip_tls_verify = true;
-  Result<std::unique_ptr<HttpsClient>> client = HttpsClient::create(ep, std::chrono::seconds(10));
+  Result<std::unique_ptr<kube::HttpsClient>> client =
+      kube::HttpsClient::create(ep, std::chrono::seconds(10));
   ASSERT_TRUE(client.ok());
-  Result<HttpResponse> r = client.value()->send(HttpRequest{"GET", "/nothing", "", ""});
+  Result<kube::HttpResponse> r = client.value()->send(kube::HttpRequest{"GET", "/nothing", "", ""});
   ASSERT_TRUE(r.ok()) << r.error().message;
   EXPECT_EQ(r.value().status, 400);
 }
@@ -197,25 +237,26 @@ TEST_F(FakeApiServer, ClosedPortIsUnavailable) {
   kill(pid_, SIGTERM);
   waitpid(pid_, nullptr, 0);
   pid_ = -1;
-  Result<std::unique_ptr<HttpsClient>> client =
-      HttpsClient::create(endpoint(), std::chrono::seconds(5));
+  Result<std::unique_ptr<kube::HttpsClient>> client =
+      kube::HttpsClient::create(endpoint(), std::chrono::seconds(5));
   ASSERT_TRUE(client.ok());
-  Result<HttpResponse> r = client.value()->send(HttpRequest{"GET", "/version", "", ""});
+  Result<kube::HttpResponse> r = client.value()->send(kube::HttpRequest{"GET", "/version", "", ""});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::kUnavailable);
   EXPECT_NE(r.error().message.find("connect"), std::string::npos) << r.error().message;
 }
 
 TEST(HttpsClientCreate, RefusesBadCa) {
-  ApiEndpoint ep;
+  kube::ApiEndpoint ep;
   ep.host = "127.0.0.1";
   ep.port = "1";
   ep.ca_pem = "not a pem";
-  Result<std::unique_ptr<HttpsClient>> client = HttpsClient::create(ep, std::chrono::seconds(1));
+  Result<std::unique_ptr<kube::HttpsClient>> client =
+      kube::HttpsClient::create(ep, std::chrono::seconds(1));
   ASSERT_FALSE(client.ok());
   EXPECT_EQ(client.error().code, ErrorCode::kInvalidArgument);
   ep.ca_pem.clear();
-  EXPECT_FALSE(HttpsClient::create(ep, std::chrono::seconds(1)).ok());
+  EXPECT_FALSE(kube::HttpsClient::create(ep, std::chrono::seconds(1)).ok());
 }
 
 }  // namespace

@@ -6,13 +6,13 @@
 
 #include <string>
 
-#include "test/reaper/fake_transport.hpp"
+#include "test/kube/fake_transport.hpp"
 
 namespace rjg::reaper {
 namespace {
 
-using testing::FakeTransport;
-using testing::response;
+using kube::testing::FakeTransport;
+using kube::testing::response;
 
 constexpr std::int64_t kNow = 1'795'964'849 + 100;  // 100 s after 2026-11-29T15:07:29Z
 constexpr const char* kEnd = "2026-11-29T15:07:29Z";
@@ -46,16 +46,16 @@ ReapOptions options() {
   return o;
 }
 
-KubeApi make_api(FakeTransport& t) {
-  Backoff b;
+kube::KubeApi make_api(FakeTransport& t) {
+  kube::Backoff b;
   b.max_attempts = 3;
-  return KubeApi(
+  return kube::KubeApi(
       t, b, [](std::chrono::milliseconds) {}, 1);
 }
 
 // Two pages: done-ok (succeeded, ttl 30: due), running (never), done-bad (failed, ttl 200: not
 // due), no-end (succeeded without endTime: skip), old-bad (failed, ttl 60: due).
-Result<HttpResponse> two_pages(const HttpRequest& r, int delete_status) {
+Result<kube::HttpResponse> two_pages(const kube::HttpRequest& r, int delete_status) {
   if (r.method == "GET" && r.target == "/apis/ray.io/v1/namespaces/tenant-a/rayjobs?limit=2") {
     return response(200, page(rayjob("done-ok", "SUCCEEDED", "Complete", "30", "200") + "," +
                                   rayjob("running", "RUNNING", "Running", "0", "0"),
@@ -75,8 +75,8 @@ Result<HttpResponse> two_pages(const HttpRequest& r, int delete_status) {
 }
 
 TEST(ReapPass, DeletesOnlyDueRayJobsAcrossPages) {
-  FakeTransport t([](const HttpRequest& r) { return two_pages(r, 200); });
-  KubeApi api = make_api(t);
+  FakeTransport t([](const kube::HttpRequest& r) { return two_pages(r, 200); });
+  kube::KubeApi api = make_api(t);
   const ReapStats s = run_reap_pass(api, options(), [] { return kNow; });
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(s.listed, 5);
@@ -84,7 +84,7 @@ TEST(ReapPass, DeletesOnlyDueRayJobsAcrossPages) {
   EXPECT_EQ(s.kept, 2);
   EXPECT_EQ(s.skipped, 1);
   std::vector<std::string> deleted;
-  for (const HttpRequest& r : t.requests) {
+  for (const kube::HttpRequest& r : t.requests) {
     if (r.method == "DELETE") {
       deleted.push_back(r.target);
       EXPECT_NE(r.body.find(R"("propagationPolicy":"Background")"), std::string::npos);
@@ -97,14 +97,14 @@ TEST(ReapPass, DeletesOnlyDueRayJobsAcrossPages) {
 }
 
 TEST(ReapPass, DryRunNeverDeletes) {
-  FakeTransport t([](const HttpRequest& r) { return two_pages(r, 200); });
-  KubeApi api = make_api(t);
+  FakeTransport t([](const kube::HttpRequest& r) { return two_pages(r, 200); });
+  kube::KubeApi api = make_api(t);
   ReapOptions o = options();
   o.dry_run = true;
   const ReapStats s = run_reap_pass(api, o, [] { return kNow; });
   EXPECT_TRUE(s.ok());
   EXPECT_EQ(s.deleted, 2);
-  for (const HttpRequest& r : t.requests) {
+  for (const kube::HttpRequest& r : t.requests) {
     EXPECT_EQ(r.method, "GET");
   }
 }
@@ -112,8 +112,8 @@ TEST(ReapPass, DryRunNeverDeletes) {
 TEST(ReapPass, RacesAreNotErrors) {
   for (const int status : {404, 409}) {
     SCOPED_TRACE(status);
-    FakeTransport t([&](const HttpRequest& r) { return two_pages(r, status); });
-    KubeApi api = make_api(t);
+    FakeTransport t([&](const kube::HttpRequest& r) { return two_pages(r, status); });
+    kube::KubeApi api = make_api(t);
     const ReapStats s = run_reap_pass(api, options(), [] { return kNow; });
     EXPECT_TRUE(s.ok());
     EXPECT_EQ(s.deleted, 0);
@@ -125,14 +125,14 @@ TEST(ReapPass, RacesAreNotErrors) {
 TEST(ReapPass, FinallyFailedDeletionFailsThePass) {
   for (const int status : {500, 403}) {
     SCOPED_TRACE(status);
-    FakeTransport t([&](const HttpRequest& r) { return two_pages(r, status); });
-    KubeApi api = make_api(t);
+    FakeTransport t([&](const kube::HttpRequest& r) { return two_pages(r, status); });
+    kube::KubeApi api = make_api(t);
     const ReapStats s = run_reap_pass(api, options(), [] { return kNow; });
     EXPECT_FALSE(s.ok());
     EXPECT_EQ(s.failed, 2);
     // 500 is retried up to max_attempts (3) per deletion; 403 is final at once.
     int deletes = 0;
-    for (const HttpRequest& r : t.requests) {
+    for (const kube::HttpRequest& r : t.requests) {
       deletes += r.method == "DELETE" ? 1 : 0;
     }
     EXPECT_EQ(deletes, status == 500 ? 6 : 2);
@@ -140,13 +140,13 @@ TEST(ReapPass, FinallyFailedDeletionFailsThePass) {
 }
 
 TEST(ReapPass, ListFailureStopsAndFails) {
-  FakeTransport t([](const HttpRequest& r) -> Result<HttpResponse> {
+  FakeTransport t([](const kube::HttpRequest& r) -> Result<kube::HttpResponse> {
     if (r.target.find("continue=p2") != std::string::npos) {
       return response(200, R"({"kind":"RayJobList","items":"oops"})");
     }
     return two_pages(r, 200);
   });
-  KubeApi api = make_api(t);
+  kube::KubeApi api = make_api(t);
   const ReapStats s = run_reap_pass(api, options(), [] { return kNow; });
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(s.list_failed);

@@ -8,9 +8,10 @@
 #include <string>
 
 #include "common/result.hpp"
-#include "reaper/api_endpoint.hpp"
+#include "kube/api_endpoint.hpp"
+#include "kube/credentials.hpp"
 
-namespace rjg::reaper {
+namespace rjg::kube {
 
 struct HttpRequest {
   std::string method;  // "GET", "DELETE", ...
@@ -37,20 +38,25 @@ class Transport {
 
 class HttpsClient final : public Transport {
  public:
-  // Returns kInvalidArgument when the CA PEM cannot be loaded. `endpoint` is copied.
+  // Returns kInvalidArgument when the CA PEM cannot be loaded. `endpoint` is copied; its login
+  // becomes Credentials that run exec plugins with kube/exec_plugin.hpp, bounded by `timeout`.
   static Result<std::unique_ptr<HttpsClient>> create(const ApiEndpoint& endpoint,
                                                      std::chrono::seconds timeout);
   ~HttpsClient() override;
 
   // A new TLS connection per request: the reaper sends a handful of requests a minute, and a
   // fresh connection never inherits a half-closed one. The certificate is verified against the
-  // CA and the endpoint host (unless insecure-skip-tls-verify).
+  // CA and the endpoint host or tls-server-name (unless insecure-skip-tls-verify). The request
+  // carries the credentials of the moment; after a 401 they are refreshed and, when that may
+  // change them (a file, a plugin), the request is sent once more. Returns kUnavailable also
+  // when the credentials cannot be had (the message says why).
   Result<HttpResponse> send(const HttpRequest& request) override;
 
  private:
   struct Impl;
   explicit HttpsClient(std::unique_ptr<Impl> impl);
+  Result<HttpResponse> send_once(const HttpRequest& request, const Auth& auth);
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace rjg::reaper
+}  // namespace rjg::kube

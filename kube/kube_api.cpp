@@ -1,12 +1,12 @@
 // KubeApi: request builders, status classification, retries.
-#include "reaper/kube_api.hpp"
+#include "kube/kube_api.hpp"
 
 #include <algorithm>
 
 #include "admission/rayjob_list.hpp"
 #include "logging/log.hpp"
 
-namespace rjg::reaper {
+namespace rjg::kube {
 namespace {
 
 std::string snippet(const std::string& body) {
@@ -187,4 +187,4 @@ CallResult KubeApi::delete_rayjob(const std::string& namespace_, const std::stri
   return call(req);
 }
 
-}  // namespace rjg::reaper
+}  // namespace rjg::kube

@@ -1,5 +1,5 @@
 // HttpsClient: Beast HTTP/1.1 over an Asio SSL stream, each step bounded by a deadline.
-#include "reaper/https_client.hpp"
+#include "kube/https_client.hpp"
 
 #include <openssl/ssl.h>
 
@@ -13,7 +13,10 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/version.hpp>
 
-namespace rjg::reaper {
+#include "common/clock.hpp"
+#include "kube/exec_plugin.hpp"
+
+namespace rjg::kube {
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -23,9 +26,19 @@ using tcp = asio::ip::tcp;
 using error_code = boost::system::error_code;
 
 struct HttpsClient::Impl {
+  Impl(const ApiEndpoint& ep, std::chrono::seconds t)
+      : endpoint(ep),
+        timeout(t),
+        credentials(
+            ep.login, ep.exec_info,
+            [t](const admission::ExecConfig& exec, const std::string& info) {
+              return run_exec_plugin(exec, info, t);
+            },
+            unix_seconds) {}
   ApiEndpoint endpoint;
   std::chrono::seconds timeout{30};
   ssl::context ctx{ssl::context::tls_client};
+  Credentials credentials;
 };
 
 namespace {
@@ -60,9 +73,7 @@ HttpsClient::~HttpsClient() = default;
 
 Result<std::unique_ptr<HttpsClient>> HttpsClient::create(const ApiEndpoint& endpoint,
                                                          std::chrono::seconds timeout) {
-  auto impl = std::make_unique<Impl>();
-  impl->endpoint = endpoint;
-  impl->timeout = timeout;
+  auto impl = std::make_unique<Impl>(endpoint, timeout);
   error_code ec;
   impl->ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                         ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1);
@@ -83,7 +94,23 @@ Result<std::unique_ptr<HttpsClient>> HttpsClient::create(const ApiEndpoint& endp
 }
 
 Result<HttpResponse> HttpsClient::send(const HttpRequest& request) {
+  for (int attempt = 0;; ++attempt) {
+    Result<Auth> auth = impl_->credentials.current();
+    if (!auth) {
+      return unavailable("credentials (" + impl_->credentials.describe() +
+                         "): " + auth.error().message);
+    }
+    Result<HttpResponse> response = send_once(request, auth.value());
+    if (!response || response.value().status != 401 || attempt > 0 ||
+        !impl_->credentials.refresh_after_unauthorized()) {
+      return response;
+    }
+  }
+}
+
+Result<HttpResponse> HttpsClient::send_once(const HttpRequest& request, const Auth& auth) {
   const ApiEndpoint& ep = impl_->endpoint;
+  const std::string& name = ep.tls_server_name.empty() ? ep.host : ep.tls_server_name;
   const std::string where = ep.describe();
   const auto deadline = std::chrono::steady_clock::now() + impl_->timeout;
   asio::io_context io;
@@ -91,14 +118,17 @@ Result<HttpResponse> HttpsClient::send(const HttpRequest& request) {
   beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
 
   error_code ec;
-  (void)asio::ip::make_address(ep.host, ec);
+  (void)asio::ip::make_address(name, ec);
   const bool is_ip = !ec;
   if (!ep.insecure_skip_tls_verify) {
     // Verify the name (or IP SAN) in the certificate, as kubectl does.
-    stream.set_verify_callback(ssl::host_name_verification(ep.host));
+    stream.set_verify_callback(ssl::host_name_verification(name));
   }
-  if (!is_ip && !SSL_set_tlsext_host_name(stream.native_handle(), ep.host.c_str())) {
+  if (!is_ip && !SSL_set_tlsext_host_name(stream.native_handle(), name.c_str())) {
     return unavailable("SNI " + where + ": cannot set the server name");
+  }
+  if (auth.cert && !auth.cert->use_in(stream.native_handle())) {
+    return unavailable("TLS with " + where + ": OpenSSL refused the client certificate");
   }
 
   tcp::resolver resolver(io);
@@ -137,8 +167,8 @@ Result<HttpResponse> HttpsClient::send(const HttpRequest& request) {
   req.set(http::field::host, ep.host);
   req.set(http::field::user_agent, "rayjob-guard-reaper");
   req.set(http::field::accept, "application/json");
-  if (!ep.token.empty()) {
-    req.set(http::field::authorization, "Bearer " + ep.token);
+  if (!auth.bearer_token.empty()) {
+    req.set(http::field::authorization, "Bearer " + auth.bearer_token);
   }
   if (!request.body.empty()) {
     req.set(http::field::content_type, request.content_type);
@@ -184,4 +214,4 @@ Result<HttpResponse> HttpsClient::send(const HttpRequest& request) {
   return out;
 }
 
-}  // namespace rjg::reaper
+}  // namespace rjg::kube

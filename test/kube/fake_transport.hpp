@@ -1,13 +1,13 @@
-// FakeTransport: a scripted reaper::Transport for tests without sockets. Each request is
+// FakeTransport: a scripted kube::Transport for tests without sockets. Each request is
 // recorded; the answer comes from a handler the test supplies.
 #pragma once
 
 #include <functional>
 #include <vector>
 
-#include "reaper/https_client.hpp"
+#include "kube/https_client.hpp"
 
-namespace rjg::reaper::testing {
+namespace rjg::kube::testing {
 
 class FakeTransport final : public Transport {
  public:
@@ -33,4 +33,4 @@ inline HttpResponse response(int status, std::string body = "{}", std::string re
   return r;
 }
 
-}  // namespace rjg::reaper::testing
+}  // namespace rjg::kube::testing

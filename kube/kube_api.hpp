@@ -1,4 +1,4 @@
-// KubeApi: the three Kubernetes calls the reaper makes (list RayJobs, page by page; delete one
+// KubeApi: the Kubernetes calls reap and audit make (list RayJobs, page by page; delete one
 // RayJob with a uid precondition), the pure request builders behind them, the classification of
 // API answers, and the capped exponential backoff with jitter for transient failures.
 #pragma once
@@ -12,9 +12,9 @@
 
 #include "admission/rayjob_list.hpp"
 #include "common/result.hpp"
-#include "reaper/https_client.hpp"
+#include "kube/https_client.hpp"
 
-namespace rjg::reaper {
+namespace rjg::kube {
 
 // GET target for one page: /apis/ray.io/v1/namespaces/NS/rayjobs (or /apis/ray.io/v1/rayjobs
 // when `namespace_` is empty) with ?limit=N and, when not empty, &continue=TOKEN (escaped).
@@ -96,4 +96,4 @@ class KubeApi {
   std::mt19937_64 rng_;
 };
 
-}  // namespace rjg::reaper
+}  // namespace rjg::kube

@@ -1,6 +1,6 @@
 // KubeApi without sockets: request targets and bodies, status classification, and the retry
 // policy (capped exponential backoff with jitter, Retry-After, no retry on 404/409/403).
-#include "reaper/kube_api.hpp"
+#include "kube/kube_api.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "admission/rayjob_list.hpp"
-#include "test/reaper/fake_transport.hpp"
+#include "test/kube/fake_transport.hpp"
 
-namespace rjg::reaper {
+namespace rjg::kube {
 namespace {
 
 using std::chrono::milliseconds;
@@ -217,4 +217,4 @@ TEST(KubeApiCalls, ListBodyThatIsNotAListIsInvalid) {
 }
 
 }  // namespace
-}  // namespace rjg::reaper
+}  // namespace rjg::kube

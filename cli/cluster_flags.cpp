@@ -1,0 +1,26 @@
+// The shared cluster flags (see cluster_flags.hpp).
+#include "cli/cluster_flags.hpp"
+
+namespace rjg::cli {
+
+void add_cluster_flags(std::vector<flags::Flag>& table, kube::ClusterFlags& out) {
+  table.push_back({"--kubeconfig", "", true, flags::text(out.kubeconfig)});
+  table.push_back({"--context", "", true, flags::text(out.context)});
+  table.push_back({"--server", "", true, flags::text(out.server)});
+  table.push_back({"--token-file", "", true, flags::text(out.token_file)});
+  table.push_back({"--ca", "", true, flags::text(out.ca_file)});
+}
+
+bool any_cluster_flag(const kube::ClusterFlags& f) {
+  return !f.kubeconfig.empty() || !f.context.empty() || !f.server.empty() ||
+         !f.token_file.empty() || !f.ca_file.empty();
+}
+
+Result<Connection> connect(const kube::ClusterFlags& f, std::chrono::seconds timeout) {
+  Connection c;
+  RJG_ASSIGN_OR_RETURN(c.endpoint, kube::chosen_endpoint(f, kube::Environment::of_process()));
+  RJG_ASSIGN_OR_RETURN(c.client, kube::HttpsClient::create(c.endpoint, timeout));
+  return c;
+}
+
+}  // namespace rjg::cli

@@ -1,0 +1,70 @@
+# e2e-lib.sh: what the end-to-end scripts that bring up a cluster of their own share
+# (audit-test.sh, logins-test.sh, reaper-quota-test.sh): their arguments, their work directory,
+# say/fail, and one cleanup that stops what they started, by PID, also on failure. Sourced:
+#
+#   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+#   . "$here/e2e-lib.sh"
+#   e2e_setup NAME HELP_LINES "$@"   # --binary PATH, --keep, -h (prints lines HELP_LINES of $0)
+#   e2e_on_exit() { ...; }           # optional: stop the script's own processes
+#   e2e_on_failure() { ...; }        # optional: print what explains a failure
+#   ...
+#   passed=1                         # last: the work directory goes (unless --keep)
+#
+# e2e_setup sets binary (default build/rayjob-guard), keep, work (a new temporary directory
+# rjg-NAME.XXXXXX), cluster ($work/cluster, for cluster.sh) and passed=0.
+
+e2e_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+e2e_on_exit() { :; }
+e2e_on_failure() { :; }
+
+say() { printf '\n[%s] %s\n' "$e2e_name" "$*"; }
+fail() { printf '[%s] FAIL: %s\n' "$e2e_name" "$*" >&2; exit 1; }
+
+# e2e_print_files DIR: every file in DIR, the last 4000 bytes of each, on stderr (for
+# e2e_on_failure).
+e2e_print_files() {
+  local f
+  for f in "$1"/*; do
+    [[ -f $f ]] || continue
+    echo "----- $(basename "$f") -----" >&2
+    tail -c 4000 "$f" >&2 || true
+    echo >&2
+  done
+}
+
+e2e_setup() {
+  e2e_name=$1
+  local help_lines=$2
+  shift 2
+  binary=""
+  keep=0
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --binary) binary=${2:?--binary needs a path}; shift 2 ;;
+      --keep) keep=1; shift ;;
+      -h|--help) sed -n "${help_lines}p" "$0"; exit 0 ;;
+      *) echo "[$e2e_name] unknown argument '$1'" >&2; exit 2 ;;
+    esac
+  done
+  [[ -n $binary ]] || binary=$e2e_here/../../build/rayjob-guard
+  [[ -x $binary ]] || { echo "[$e2e_name] no rayjob-guard binary at $binary (use --binary)" >&2; exit 1; }
+  work=$(mktemp -d "${TMPDIR:-/tmp}/rjg-$e2e_name.XXXXXX")
+  cluster=$work/cluster
+  passed=0
+  trap e2e_cleanup EXIT
+  trap 'exit 130' INT TERM
+}
+
+e2e_cleanup() {
+  local rc=$?
+  e2e_on_exit || true
+  ((passed == 1)) || e2e_on_failure || true
+  "$e2e_here/cluster.sh" down "$cluster" || true
+  if ((passed == 1 && keep == 0)); then
+    rm -rf "$work"
+  else
+    echo "[$e2e_name] work directory kept: $work" >&2
+  fi
+  exit "$rc"
+}
