@@ -252,12 +252,23 @@ def main():
     ok(one(docs, "Role", "rayjob-guard-reaper", "tenant-a")["rules"] == one(kn, "Role", "rayjob-guard-reaper", "tenant-a")["rules"],
        "namespaced reaper Role agrees")
     ok(not [d for d in docs if d["kind"] == "ClusterRole"], "namespaced reaper: no ClusterRole")
-    ok(not [d for d in template("self-signed.yaml") if d["kind"] == "CronJob"], "reaper off by default")
-    relied = template("self-signed.yaml", sets=("policy.lifecycle.mode=reaper",))
-    ok([d for d in relied if d["kind"] == "CronJob" and d["metadata"]["name"] == "rayjob-guard-reaper"],
+    def reaper_cronjobs(sets):
+        return [d for d in template("self-signed.yaml", sets=sets)
+                if d["kind"] == "CronJob" and d["metadata"]["name"] == "rayjob-guard-reaper"]
+    ok(len(reaper_cronjobs(())) == 1,
+       "reaper on by default: the default policy's kueue.lifecycleMode (reaper) relies on it")
+    ok(len(reaper_cronjobs(("policy.kueue.lifecycleMode=operatorDeletesRayJob",))) == 0,
+       "reaper off when neither lifecycle mode is reaper and reaper.enabled is not set")
+    ok(len(reaper_cronjobs(("policy.kueue.lifecycleMode=operatorDeletesRayJob",
+                            "policy.lifecycle.mode=reaper"))) == 1,
        "reaper rendered when policy.lifecycle.mode is reaper, reaper.enabled or not")
-    print("ok: reaper: CronJob and RBAC agree with manifests/reaper and manifests/reaper/namespaced; off by "
-          "default, on whenever the policy's lifecycle mode relies on it")
+    for overlay in ("manifests/overlays/self-signed", "manifests/overlays/cert-manager"):
+        ok(len([d for d in kustomize(overlay) if d["kind"] == "CronJob"
+                and d["metadata"]["name"] == "rayjob-guard-reaper"]) == 1,
+           f"{overlay} runs the reaper its base policy relies on")
+    print("ok: reaper: CronJob and RBAC agree with manifests/reaper and manifests/reaper/namespaced; on "
+          "whenever the policy's lifecycle mode or Kueue mode relies on it (the default), in the "
+          "chart and in both overlays")
 
     # --- the audit, against manifests/audit
     ka = kustomize("manifests/audit")
