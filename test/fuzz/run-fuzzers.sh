@@ -131,7 +131,9 @@ max_len_for() {
 
 do_run() {
   local t="$1" bin corpus artifacts log rc
-  printf '%s\n' "${targets[@]}" | grep -qx "$t" || die "unknown target '$t' (${targets[*]})"
+  # A match in the shell, not `printf | grep -q`: under pipefail, grep leaving at its first match
+  # can kill printf with SIGPIPE and fail the pipeline for a known target.
+  [[ " ${targets[*]} " == *" $t "* ]] || die "unknown target '$t' (${targets[*]})"
   bin=$(binary "$t")
   corpus="$build/corpus/$t"
   artifacts="$build/artifacts/$t"

@@ -33,6 +33,7 @@
 #include "admission/policy_file.hpp"
 #include "admission/review.hpp"
 #include "common/file.hpp"
+#include "test/common/temp_dir.hpp"
 
 namespace rjg {
 namespace {
@@ -458,26 +459,7 @@ std::string small_rayjob_json(std::size_t i) {
       i);
 }
 
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (std::filesystem::temp_directory_path() / "rjg-linear-XXXXXX").string();
-    const char* made = mkdtemp(pattern.data());
-    EXPECT_NE(made, nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::filesystem::path file(const std::string& name, const std::string& content) const {
-    const std::filesystem::path p = path_ / name;
-    std::ofstream(p, std::ios::binary) << content;
-    return p;
-  }
-
- private:
-  std::filesystem::path path_;
-};
+using rjg::testing::TempDir;
 
 struct CheckInput {
   std::string name;
@@ -495,7 +477,7 @@ std::vector<CheckInput> check_inputs() {
       text += small_rayjob_yaml(i);
     }
     flags.insert(flags.begin(), "check");
-    flags.push_back(dir.file(tag + ".yaml", text).string());
+    flags.push_back(dir.write(tag + ".yaml", text));
     return flags;
   };
   return {
@@ -511,8 +493,7 @@ std::vector<CheckInput> check_inputs() {
        [](const TempDir& dir, const std::string& tag, std::size_t k) {
          std::vector<std::string> args{"check"};
          for (std::size_t i = 0; i < k; ++i) {
-           args.push_back(
-               dir.file(tag + "-" + std::to_string(i) + ".yaml", small_rayjob_yaml(i)).string());
+           args.push_back(dir.write(tag + "-" + std::to_string(i) + ".yaml", small_rayjob_yaml(i)));
          }
          return args;
        }},
@@ -523,7 +504,7 @@ std::vector<CheckInput> check_inputs() {
            text += (i ? "," : "") + small_rayjob_json(i);
          }
          text += "]}";
-         return std::vector<std::string>{"check", dir.file(tag + ".json", text).string()};
+         return std::vector<std::string>{"check", dir.write(tag + ".json", text)};
        }},
   };
 }
