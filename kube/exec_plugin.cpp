@@ -65,11 +65,13 @@ Result<std::string> run_exec_plugin(const admission::ExecConfig& exec, const std
       return unavailable(what + " is not in PATH" + hint);
     }
   }
+  // set(), not operator[]: Boost.Process 1.74's operator[] finds a name by comparing "NAME="
+  // with each entry without checking its length, so it reads past any shorter entry (CI=true).
   bp::environment env = boost::this_process::environment();
   for (const auto& [name, value] : exec.env) {
-    env[name] = value;
+    env.set(name, value);
   }
-  env["KUBERNETES_EXEC_INFO"] = exec_info;
+  env.set("KUBERNETES_EXEC_INFO", exec_info);
 
   asio::io_context io;
   bp::async_pipe out(io);
