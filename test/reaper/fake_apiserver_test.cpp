@@ -4,6 +4,7 @@
 // an exec plugin's credential, TLS verification.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,9 +44,15 @@ class FakeApiServer : public ::testing::Test {
 
     int out[2];
     ASSERT_EQ(pipe(out), 0);
+    const pid_t parent = getpid();
     pid_ = fork();
     ASSERT_GE(pid_, 0);
     if (pid_ == 0) {
+      // The server dies with this test process: a test that aborts (a sanitizer report) skips
+      // TearDown, and a server left running would hold ctest's output pipe open for ever.
+      if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
+        _exit(126);
+      }
       dup2(out[1], STDOUT_FILENO);
       close(out[0]);
       close(out[1]);
