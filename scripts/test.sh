@@ -18,15 +18,51 @@ step() { printf '\n=== %s (%ss)\n' "$*" "$(( $(date +%s) - start ))"; }
 step "install missing packages"
 scripts/install-deps.sh
 
-step "build the control plane the e2e suites run on (test/peers/versions.env; cached)"
-kube_bin=$(test/peers/build-kube.sh | tail -n1)
+# Waits for background job PID, which logs to LOG; shows the log's tail and fails with the job's
+# status if it failed.
+wait_background() {
+  local pid=$1 log=$2 what=$3 rc=0
+  wait "$pid" || rc=$?
+  tail -n 5 "$log"
+  if [ "$rc" -ne 0 ]; then
+    tail -n 60 "$log" >&2
+    echo "test.sh: $what failed (exit $rc)" >&2
+    exit "$rc"
+  fi
+  rm -f "$log"
+}
+
+# The control plane the e2e suites run on (test/peers/versions.env; cached) builds in the
+# background, in its own process group, beside the C++ release build: cold, much of it waits on
+# module downloads. It is stopped if this script ends first.
+kube_bin=$(test/peers/build-kube.sh --dir)
 # The suites' kubectl is the pinned one, whatever else is on PATH.
 export PATH=$kube_bin:$PATH
+step "build the control plane in the background (log: build-kube)"
+kube_log=$(mktemp)
+setsid test/peers/build-kube.sh >"$kube_log" 2>&1 &
+kube_pid=$!
+trap 'kill -- -"$kube_pid" 2>/dev/null || true' EXIT
+trap 'exit 143' TERM INT
+wait_kube() {
+  step "waiting for the control plane build"
+  wait_background "$kube_pid" "$kube_log" "the control plane build (test/peers/build-kube.sh)"
+  trap - EXIT TERM INT
+}
+
+# Configures and builds CMake preset $1 with the pinned kubectl; any further arguments prefix the
+# build command (the background ASan build runs under nice and ionice).
+build_preset() {
+  local preset=$1
+  shift
+  cmake --preset "$preset" -DRJG_KUBECTL="$kube_bin/kubectl" &&
+    "$@" cmake --build --preset "$preset" -j"$(nproc)"
+}
 
 if [ "${1:-}" = "--tsan" ]; then
   step "build (tsan preset: ThreadSanitizer)"
-  cmake --preset tsan -DRJG_KUBECTL="$kube_bin/kubectl"
-  cmake --build --preset tsan -j"$(nproc)"
+  build_preset tsan
+  wait_kube
   step "test (tsan preset)"
   # The preset halts a process at its first report; log_path keeps the reports of servers that
   # the suites start in the background, whose stderr the tests do not print.
@@ -62,8 +98,8 @@ if [ "${1:-}" = "--tsan" ]; then
 fi
 
 step "build (release preset)"
-cmake --preset release -DRJG_KUBECTL="$kube_bin/kubectl"
-cmake --build --preset release -j"$(nproc)"
+build_preset release
+wait_kube
 
 step "test (release preset)"
 if [ -n "${RJG_CTEST_ARGS:-}" ]; then
@@ -83,24 +119,14 @@ else
   if [ "${RJG_SKIP_ASAN:-0}" != "1" ]; then
     step "build (asan preset) in the background, beside the first pass"
     asan_log=$(mktemp)
-    (cmake --preset asan -DRJG_KUBECTL="$kube_bin/kubectl" &&
-      nice -n 19 ionice -c3 cmake --build --preset asan -j"$(nproc)") >"$asan_log" 2>&1 &
+    build_preset asan nice -n 19 ionice -c3 >"$asan_log" 2>&1 &
     asan_pid=$!
   fi
   rc=0
   ctest --preset release -j2 -L "$overlap" || rc=$?
   if [ -n "$asan_pid" ]; then
     step "waiting for the asan build"
-    asan_rc=0
-    wait "$asan_pid" || asan_rc=$?
-    tail -n 5 "$asan_log"
-    if [ "$asan_rc" -ne 0 ]; then
-      tail -n 60 "$asan_log" >&2
-      rm -f "$asan_log"
-      echo "test.sh: the asan build failed (exit $asan_rc)" >&2
-      exit "$asan_rc"
-    fi
-    rm -f "$asan_log"
+    wait_background "$asan_pid" "$asan_log" "the asan build"
   fi
   step "test (release preset, the suites that run alone)"
   ctest --preset release -LE "$overlap" || rc=$?
@@ -110,8 +136,7 @@ fi
 if [ "${RJG_SKIP_ASAN:-0}" != "1" ]; then
   if [ -n "${RJG_CTEST_ARGS:-}" ]; then
     step "build (asan preset: AddressSanitizer + UndefinedBehaviorSanitizer)"
-    cmake --preset asan -DRJG_KUBECTL="$kube_bin/kubectl"
-    cmake --build --preset asan -j"$(nproc)"
+    build_preset asan
   fi
   step "test (asan preset)"
   # The unit and end-to-end suites again, on the sanitized binaries. Not repeated: the fuzzers

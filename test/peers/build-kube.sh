@@ -2,9 +2,10 @@
 # build-kube.sh: build the control plane the e2e suites run on, at the versions pinned in
 # test/peers/versions.env, from the Go module proxy, and cache the binaries.
 #
-# Usage: test/peers/build-kube.sh
+# Usage: test/peers/build-kube.sh [--dir]
 #   Prints the directory holding kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
-#   and etcd on its last line of stdout. Progress and timings go to stderr.
+#   and etcd on its last line of stdout. Progress and timings go to stderr. With --dir, prints
+#   that directory and builds nothing (scripts/test.sh configures with it while this builds).
 #
 # Where things go (RJG_CACHE overrides the root, default ${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard):
 #   $RJG_CACHE/kube-$KUBERNETES_VERSION/bin   the five binaries
@@ -26,10 +27,14 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/versions.env"
 log() { printf '[build-kube] %s\n' "$*" >&2; }
 die() { printf '[build-kube] error: %s\n' "$*" >&2; exit 1; }
-[[ $# -eq 0 ]] || { sed -n '2,20p' "$0" >&2; exit 2; }
+[[ $# -eq 0 || ($# -eq 1 && $1 == --dir) ]] || { sed -n '2,21p' "$0" >&2; exit 2; }
 
 cache=${RJG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard}
 bin_dir=$cache/kube-$KUBERNETES_VERSION/bin
+if [[ ${1:-} == --dir ]]; then
+  echo "$bin_dir"
+  exit 0
+fi
 mkdir -p "$bin_dir"
 
 kube_minor=${KUBERNETES_VERSION#v1.}
