@@ -71,6 +71,38 @@ std::string counts(const Counts& c) {
 
 }  // namespace
 
+std::string encode_check_text(const CheckedFile& r) {
+  std::string out;
+  const std::string file = visible(r.file);
+  for (const CheckedObject& o : r.objects) {
+    const std::string name = visible(o.name);
+    const std::string where = file + " document " + std::to_string(o.document) + ": ";
+    if (!o.is_rayjob) {
+      out += "note: " + where + "skipping " +
+             (o.api_version.empty() ? "(no apiVersion)" : visible(o.api_version)) + " " +
+             (o.kind.empty() ? "(no kind)" : visible(o.kind)) + (o.name.empty() ? "" : "/" + name) +
+             " (not a ray.io RayJob)\n";
+      continue;
+    }
+    if (!o.remark.empty()) {
+      out += "note: " + where + visible(o.remark) + "\n";
+    }
+    for (const policy::Finding& f : o.verdict.warnings) {
+      out += "Warning: " + visible(format_finding(f)) + "\n";
+    }
+    out += "rayjob.ray.io/" + name + " (" + file + ") ";
+    if (o.verdict.allowed) {
+      out += "allowed\n";
+      continue;
+    }
+    out += "denied:\n";
+    for (const policy::Finding& f : o.verdict.denials) {
+      out += "  " + visible(format_finding(f)) + "\n";
+    }
+  }
+  return out;
+}
+
 std::string encode_check_junit(const std::vector<CheckedFile>& files) {
   Counts all;
   std::string suites;

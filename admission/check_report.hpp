@@ -1,4 +1,4 @@
-// What `check` prints for CI systems: JUnit XML (test reports: GitLab, Jenkins, Azure, CircleCI)
+// What `check` prints as text, and for CI systems: JUnit XML (test reports: GitLab, Jenkins, Azure, CircleCI)
 // and SARIF 2.1.0 (code scanning: GitHub, GitLab, Azure DevOps), from the same results as
 // `check -o json`.
 #pragma once
@@ -10,6 +10,12 @@
 #include "admission/check.hpp"
 
 namespace rjg::admission {
+
+// The text form (`check` without -o), for one file: a note per object that is not a RayJob and
+// per remark, a "Warning: " line per warning, then "rayjob.ray.io/NAME (FILE) allowed", or
+// "... denied:" and a line per denial. What the tenant wrote goes through visible(): a control
+// character in a RayJob name must not act on the terminal or the CI log.
+std::string encode_check_text(const CheckedFile& file);
 
 // JUnit XML: one <testsuite> per file (its name), one <testcase> per document
 // ("<kind>/<name> (document N)"): a denied RayJob has one <failure type="denied"> whose text is

@@ -5,10 +5,12 @@
 // flags. Values are checked by the flag's own setter, so each error names its flag.
 #pragma once
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/result.hpp"
@@ -114,6 +116,25 @@ inline std::function<Status(const std::string&)> whole(long& into, long min, lon
     }
     into = std::stol(text);
     return {};
+  };
+}
+
+// A setter for a value that must be one of `choices` (at least one): anything else is "must be
+// A, B or C, got 'TEXT'". Every command's --output uses it, so they all say it the same way.
+inline std::function<Status(const std::string&)> one_of(std::string& into,
+                                                         std::vector<std::string_view> choices) {
+  return [&into, choices = std::move(choices)](const std::string& text) -> Status {
+    for (std::string_view c : choices) {
+      if (text == c) {
+        into = text;
+        return {};
+      }
+    }
+    std::string list;
+    for (std::size_t i = 0; i < choices.size(); ++i) {
+      list += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + std::string(choices[i]);
+    }
+    return invalid_argument("must be " + list + ", got '" + text + "'");
   };
 }
 
