@@ -29,7 +29,7 @@ namespace {
 
 constexpr const char* kAuditUsage =
     "usage: rayjob-guard audit [--policy FILE] (--namespace NS | --all-namespaces)\n"
-    "                          [-o table|json|yaml|policyreport] [--grace SECONDS]\n"
+    "                          [-o text|json|yaml|policyreport] [--grace SECONDS]\n"
     "                          [--kubeconfig FILE] [--context NAME]\n"
     "                          [--server URL --token-file FILE --ca FILE]\n"
     "                          [--page-size N] [--timeout SECONDS]\n"
@@ -42,8 +42,9 @@ constexpr const char* kAuditUsage =
     "with --all-namespaces also (c) operator-drift (warn): where the KubeRay operator's\n"
     "Deployment (label app.kubernetes.io/component=kuberay-operator) runs another version,\n"
     "other feature gates or another delete-after-finish setting than the policy says.\n"
-    "Output: a table (default), -o json or -o yaml (an openreports.io ClusterReport) or\n"
-    "-o policyreport (a List of wgpolicyk8s.io PolicyReports, one per namespace). Read-only.\n"
+    "Output: a table (text, the default; table is its former name), -o json or -o yaml (an\n"
+    "openreports.io ClusterReport) or -o policyreport (a List of wgpolicyk8s.io PolicyReports,\n"
+    "one per namespace). Read-only.\n"
     "-f reads the objects from a file (- for stdin) instead of a cluster, as\n"
     "`kubectl get rayjobs,jobs,rayclusters,pods -A -o json`\n"
     "prints them (at most 256 MiB): for when the tool gets no credentials; Jobs, RayClusters and\n"
@@ -55,12 +56,18 @@ struct AuditArgs {
   std::string export_file;  // -f: the objects from a file, not the cluster
   std::string namespace_;
   bool all_namespaces = false;
-  std::string output = "table";
+  std::string output = "text";
   long grace_seconds = 300;
   kube::ClusterFlags cluster;
   long page_size = 500;
   long timeout_seconds = 30;
 };
+
+// --output: the vocabulary every command shares, and `table`, the former name of text.
+std::function<Status(const std::string&)> output_flag(std::string& into) {
+  return [&into, set = flags::one_of(into, {"text", "json", "yaml", "policyreport"})](
+             const std::string& v) { return set(v == "table" ? "text" : v); };
+}
 
 // Returns an error message, or "" when the arguments are consistent.
 std::string parse(const Args& args, AuditArgs& out, bool& help) {
@@ -68,7 +75,7 @@ std::string parse(const Args& args, AuditArgs& out, bool& help) {
                           {"--filename", "-f", true, flags::text(out.export_file)},
                           {"--namespace", "-n", true, flags::text(out.namespace_)},
                           {"--all-namespaces", "-A", false, flags::on(out.all_namespaces)},
-                          {"--output", "-o", true, flags::text(out.output)},
+                          {"--output", "-o", true, output_flag(out.output)},
                           {"--grace", "", true, flags::whole(out.grace_seconds, 0, 31'536'000)},
                           {"--page-size", "", true, flags::whole(out.page_size, 1, 5000)},
                           {"--timeout", "", true, flags::whole(out.timeout_seconds, 1, 86400)}};
@@ -91,10 +98,6 @@ std::string parse(const Args& args, AuditArgs& out, bool& help) {
     }
   } else if (out.all_namespaces == !out.namespace_.empty()) {
     return "choose exactly one of --namespace NS and --all-namespaces";
-  }
-  if (out.output != "table" && out.output != "json" && out.output != "yaml" &&
-      out.output != "policyreport") {
-    return "-o must be table, json, yaml or policyreport";
   }
   return "";
 }

@@ -27,14 +27,7 @@ constexpr const char* kHelp =
 int run_version(const Args& args) {
   std::string output = "text";
   Result<flags::Parsed> parsed =
-      flags::parse(args, {{"--output", "-o", true, [&output](const std::string& v) -> Status {
-                             if (v != "text" && v != "json" && v != "yaml") {
-                               return invalid_argument("must be text, json or yaml, got '" + v +
-                                                       "'");
-                             }
-                             output = v;
-                             return {};
-                           }}});
+      flags::parse(args, {{"--output", "-o", true, flags::one_of(output, {"text", "json", "yaml"})}});
   if (!parsed.ok()) {
     return usage_error("version", parsed.error().message);
   }

@@ -528,7 +528,7 @@ def test_completion():
         expect(complete(shell, "check", "-o", "") == ["json", "junit", "sarif", "text", "yaml"],
                shell)
         expect(complete(shell, "audit", "--output", "") ==
-               ["json", "policyreport", "table", "yaml"], shell)
+               ["json", "policyreport", "text", "yaml"], shell)
         expect(complete(shell, "policy", "") == ["default", "validate"], shell)
         expect("--context" in complete(shell, "reap", "--con"), shell)
         expect("--allow-empty" in complete(shell, "check", "--a"), shell)
@@ -590,9 +590,37 @@ def test_version():
     expect(run("version", "--output=json")[1] == out and run("version", "-ojson")[1] == out,
            "kubectl's flag forms give the same JSON")
     code, out, err = run("version", "-o", "xml")
-    expect(code == 2 and out == b"" and b"must be text, json or yaml" in err, f"{code} {err!r}")
+    expect(code == 2 and out == b"" and b"--output: must be text, json or yaml, got 'xml'" in err,
+           f"{code} {err!r}")
     code, _, err = run("version", "extra")
     expect(code == 2 and b"takes no arguments" in err, f"{code} {err!r}")
+
+
+def test_output_vocabulary():
+    # One -o vocabulary: text, json and yaml everywhere, then a command's own forms; anything
+    # else refused in one wording that lists them.
+    manifest = pick_corpus(True)
+    export = json.dumps({"apiVersion": "v1", "kind": "List", "items": []}).encode()
+    cases = [
+        (["check", manifest], "text, json, yaml, junit or sarif"),
+        (["audit", "-f", "-"], "text, json, yaml or policyreport"),
+        (["version"], "text, json or yaml"),
+    ]
+    for argv, choices in cases:
+        stdin = export if argv[0] == "audit" else None
+        for form in ("text", "json", "yaml"):
+            code, out, err = run(*argv, "-o", form, stdin=stdin)
+            expect(code in (0, 1) and out, f"{argv[0]} -o {form}: {code} {err!r}")
+        code, out, err = run(*argv, "-o", "table2", stdin=stdin)
+        want = f"--output: must be {choices}, got 'table2'".encode()
+        expect(code == 2 and out == b"" and want in err, f"{argv[0]}: {code} {err!r}")
+        code, text, _ = run(*argv, stdin=stdin)
+        code2, same, _ = run(*argv, "-o", "text", stdin=stdin)
+        expect(code == code2 and text == same, f"{argv[0]}: the default is text")
+    # audit's former name of text.
+    code, table, err = run("audit", "-f", "-", "-o", "table", stdin=export)
+    _, text, _ = run("audit", "-f", "-", "-o", "text", stdin=export)
+    expect(code == 0 and table == text, f"audit -o table: {code} {err!r}")
 
 
 def test_help():
