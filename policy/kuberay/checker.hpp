@@ -19,7 +19,8 @@
 #include "common/ascii.hpp"
 #include "policy/kuberay/catalogue.hpp"
 #include "policy/kueue.hpp"
-#include "policy/rules/rules.hpp"
+#include "policy/rule_context.hpp"
+#include "policy/shared_fixes.hpp"
 
 namespace rjg::policy::kuberay {
 

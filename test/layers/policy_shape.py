@@ -6,6 +6,8 @@
 - No KubeRay version is written as a literal ({1, N} or KubeRayVersion{...}) in the code of
   policy/, admission/, cli/, reaper/ or server/ outside the catalogue (policy/kuberay/catalogue.*):
   what varies by version is a catalogue row, so adding a version cannot miss a branch.
+- No file under policy/kuberay/ includes a header of policy/rules/: the operator's checks stand on
+  policy/rule_context.hpp and policy/shared_fixes.hpp, not on the rules that call them.
 
 usage: policy_shape.py REPO_ROOT
 """
@@ -34,6 +36,11 @@ def main() -> int:
     n = len(rule.read_text(encoding="utf-8").splitlines())
     if n >= MAX_RULE_LINES:
         problems.append(f"{rule.relative_to(root)}: {n} lines, not under {MAX_RULE_LINES}")
+    for path in sorted((root / "policy/kuberay").rglob("*.[ch]pp")):
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.match(r'\s*#\s*include\s+"policy/rules/', line):
+                problems.append(f"{path.relative_to(root)}:{i}: policy/kuberay/ includes a rule "
+                                f"header: {line.strip()}")
     checked = 0
     for layer in ("policy", "admission", "cli", "reaper", "server"):
         for path in sorted((root / layer).rglob("*.[ch]pp")):
