@@ -430,6 +430,7 @@ AuditReport run_audit(const AuditInput& input, const LoadedPolicy& policy, std::
   });
   for (const AuditedRayJob* a : order) {
     const policy::ReapCandidate& s = a->status;
+    report.namespaces.insert(s.namespace_);
     AuditResult base;
     base.namespace_ = s.namespace_;
     base.name = s.name;
@@ -490,6 +491,7 @@ AuditReport run_audit(const AuditInput& input, const LoadedPolicy& policy, std::
 
 void add_results(AuditReport& report, std::vector<AuditResult> results) {
   for (AuditResult& r : results) {
+    report.namespaces.insert(r.namespace_);
     (r.outcome == AuditOutcome::kFail   ? report.fail
      : r.outcome == AuditOutcome::kWarn ? report.warn
                                         : report.error)++;
@@ -529,57 +531,46 @@ std::string encode_audit_table(const AuditReport& report) {
   return out;
 }
 
-std::string encode_audit_json(const AuditReport& report) {
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  w.StartObject();
-  property(w, "apiVersion", "openreports.io/v1alpha1");
-  property(w, "kind", "ClusterReport");
-  w.Key("metadata");
-  w.StartObject();
-  property(w, "name", "rayjob-guard-audit");
-  w.EndObject();
-  property(w, "source", "rayjob-guard");
-  write_summary(w, {report.pass, report.fail, report.warn, report.error});
-  w.Key("results");
-  w.StartArray();
-  for (const AuditResult& r : report.results) {
-    write_result(w, r, report.now);
-  }
-  w.EndArray();
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
-}
-
-std::string encode_audit_policyreports(const AuditReport& report) {
+std::vector<NamespaceReport> namespace_reports(const AuditReport& report, ReportKind kind) {
   std::map<std::string, std::vector<const AuditResult*>> by_namespace;
+  for (const std::string& ns : report.namespaces) {
+    by_namespace[ns];
+  }
   for (const AuditResult& r : report.results) {
     by_namespace[r.namespace_].push_back(&r);
   }
-  rapidjson::StringBuffer buffer;
-  Writer w(buffer);
-  w.StartObject();
-  property(w, "apiVersion", "v1");
-  property(w, "kind", "List");
-  w.Key("items");
-  w.StartArray();
+  std::vector<NamespaceReport> out;
   for (const auto& [ns, results] : by_namespace) {
     Summary s;
     const auto passed = report.pass_by_namespace.find(ns);
     s.pass = passed == report.pass_by_namespace.end() ? 0 : passed->second;
     for (const AuditResult* r : results) {
-      (r->outcome == AuditOutcome::kFail ? s.fail
+      (r->outcome == AuditOutcome::kFail   ? s.fail
        : r->outcome == AuditOutcome::kWarn ? s.warn
                                            : s.error)++;
     }
+    rapidjson::StringBuffer buffer;
+    Writer w(buffer);
     w.StartObject();
-    property(w, "apiVersion", "wgpolicyk8s.io/v1alpha2");
-    property(w, "kind", "PolicyReport");
+    if (kind == ReportKind::kOpenReports) {
+      property(w, "apiVersion", "openreports.io/v1alpha1");
+      property(w, "kind", "Report");
+    } else {
+      property(w, "apiVersion", "wgpolicyk8s.io/v1alpha2");
+      property(w, "kind", "PolicyReport");
+    }
     w.Key("metadata");
     w.StartObject();
-    property(w, "name", "rayjob-guard-audit");
+    property(w, "name", kReportName);
     property(w, "namespace", ns);
+    w.Key("labels");
+    w.StartObject();
+    property(w, kReportLabel, kReportLabelValue);
     w.EndObject();
+    w.EndObject();
+    if (kind == ReportKind::kOpenReports) {
+      property(w, "source", "rayjob-guard");
+    }
     write_summary(w, s);
     w.Key("results");
     w.StartArray();
@@ -588,10 +579,20 @@ std::string encode_audit_policyreports(const AuditReport& report) {
     }
     w.EndArray();
     w.EndObject();
+    out.push_back({ns, std::string(buffer.GetString(), buffer.GetSize())});
   }
-  w.EndArray();
-  w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
+  return out;
+}
+
+std::string encode_audit_reports(const AuditReport& report, ReportKind kind) {
+  std::string out = R"({"apiVersion":"v1","kind":"List","items":[)";
+  const char* separator = "";
+  for (const NamespaceReport& r : namespace_reports(report, kind)) {
+    out += separator;
+    out += r.json;
+    separator = ",";
+  }
+  return out + "]}";
 }
 
 }  // namespace rjg::admission

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -96,6 +97,10 @@ struct AuditReport {
   std::int64_t now = 0;
   int pass = 0;  // RayJobs with no result
   std::map<std::string, int> pass_by_namespace;
+  // Every namespace the audit looked at: those holding a RayJob or a result, and the one
+  // `audit -n` names even when it holds nothing. Each gets a report, passes included, so a
+  // report written there before is replaced rather than left stale.
+  std::set<std::string> namespaces;
   int fail = 0;
   int warn = 0;
   int error = 0;
@@ -135,9 +140,27 @@ void add_results(AuditReport& report, std::vector<AuditResult> results);
 // RayJob is named kind/name there), the summary line
 // "pass: N, fail: N, warn: N, error: N, skip: 0", then the held-quota totals per namespace.
 std::string encode_audit_table(const AuditReport& report);
-// One openreports.io/v1alpha1 ClusterReport (source rayjob-guard), compact JSON.
-std::string encode_audit_json(const AuditReport& report);
-// A v1 List of wgpolicyk8s.io/v1alpha2 PolicyReports, one per namespace with a result.
-std::string encode_audit_policyreports(const AuditReport& report);
+// The report kinds audit writes, one object per namespace in both:
+//   kOpenReports   openreports.io/v1alpha1 Report (source rayjob-guard)
+//   kPolicyReport  wgpolicyk8s.io/v1alpha2 PolicyReport
+enum class ReportKind { kOpenReports, kPolicyReport };
+
+// Every report object is called kReportName, in its namespace, and carries the label
+// kReportLabel=kReportLabelValue, so the next audit finds and replaces it.
+inline constexpr std::string_view kReportName = "rayjob-guard-audit";
+inline constexpr std::string_view kReportLabel = "app.kubernetes.io/managed-by";
+inline constexpr std::string_view kReportLabelValue = "rayjob-guard";
+
+struct NamespaceReport {
+  std::string namespace_;
+  std::string json;  // one report object, compact JSON
+};
+
+// One report per namespace of report.namespaces, in name order: its summary (passes counted)
+// and its results; a namespace whose RayJobs all pass gets one with no results.
+std::vector<NamespaceReport> namespace_reports(const AuditReport& report, ReportKind kind);
+
+// Those reports as one v1 List, compact JSON (what -o json and -o policyreport print).
+std::string encode_audit_reports(const AuditReport& report, ReportKind kind);
 
 }  // namespace rjg::admission

@@ -1,11 +1,13 @@
 // rayjob-guard audit: what in the cluster the policy would refuse, and which RayJobs hold quota
 // that nothing will free. Lists RayJobs, Jobs, RayClusters and Pods (read-only GETs, page by
 // page), hands them to admission::run_audit and prints the report. Owns argument parsing, the
-// API calls and the exit status.
+// API calls, writing the reports into the cluster with --write-reports (cli/audit_reports.hpp)
+// and the exit status.
 #include <chrono>
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "admission/json_to_yaml.hpp"
 #include "admission/operator_drift.hpp"
 #include "admission/policy_file.hpp"
+#include "cli/audit_reports.hpp"
 #include "cli/cluster_flags.hpp"
 #include "cli/commands.hpp"
 #include "cli/input.hpp"
@@ -30,6 +33,7 @@ namespace {
 constexpr const char* kAuditUsage =
     "usage: rayjob-guard audit [--policy FILE] (--namespace NS | --all-namespaces)\n"
     "                          [-o text|json|yaml|policyreport] [--grace SECONDS]\n"
+    "                          [--write-reports]\n"
     "                          [--kubeconfig FILE] [--context NAME]\n"
     "                          [--server URL --token-file FILE --ca FILE]\n"
     "                          [--page-size N] [--timeout SECONDS]\n"
@@ -42,20 +46,26 @@ constexpr const char* kAuditUsage =
     "with --all-namespaces also (c) operator-drift (warn): where the KubeRay operator's\n"
     "Deployment (label app.kubernetes.io/component=kuberay-operator) runs another version,\n"
     "other feature gates or another delete-after-finish setting than the policy says.\n"
-    "Output: a table (text, the default; table is its former name), -o json or -o yaml (an\n"
-    "openreports.io ClusterReport) or -o policyreport (a List of wgpolicyk8s.io PolicyReports,\n"
-    "one per namespace). Read-only.\n"
+    "Output: a table (text, the default; table is its former name), -o json or -o yaml (a List\n"
+    "of openreports.io Reports) or -o policyreport (a List of wgpolicyk8s.io PolicyReports): one\n"
+    "report per namespace audited, named rayjob-guard-audit, passes counted.\n"
+    "--write-reports also writes those openreports.io Reports into the cluster (server-side\n"
+    "apply, replacing the previous audit's; with --all-namespaces, this tool's reports in\n"
+    "namespaces without a RayJob are deleted), and then exits 0 whatever was found: the findings\n"
+    "are the reports. It needs the Report CRD and create, patch, list and delete on reports.\n"
+    "Otherwise read-only.\n"
     "-f reads the objects from a file (- for stdin) instead of a cluster, as\n"
     "`kubectl get rayjobs,jobs,rayclusters,pods -A -o json`\n"
     "prints them (at most 256 MiB): for when the tool gets no credentials; Jobs, RayClusters and\n"
     "Pods left out of it count as absent. Exit 0 when nothing was found, 1 when something was, 2\n"
-    "on bad usage or when the API or the file could not be read.\n";
+    "on bad usage or when the API or the file could not be read (or a report not written).\n";
 
 struct AuditArgs {
   std::string policy_file;
   std::string export_file;  // -f: the objects from a file, not the cluster
   std::string namespace_;
   bool all_namespaces = false;
+  bool write_reports = false;
   std::string output = "text";
   long grace_seconds = 300;
   kube::ClusterFlags cluster;
@@ -75,6 +85,7 @@ std::string parse(const Args& args, AuditArgs& out, bool& help) {
                           {"--filename", "-f", true, flags::text(out.export_file)},
                           {"--namespace", "-n", true, flags::text(out.namespace_)},
                           {"--all-namespaces", "-A", false, flags::on(out.all_namespaces)},
+                          {"--write-reports", "", false, flags::on(out.write_reports)},
                           {"--output", "-o", true, output_flag(out.output)},
                           {"--grace", "", true, flags::whole(out.grace_seconds, 0, 31'536'000)},
                           {"--page-size", "", true, flags::whole(out.page_size, 1, 5000)},
@@ -92,9 +103,11 @@ std::string parse(const Args& args, AuditArgs& out, bool& help) {
     return "unexpected argument '" + parsed.value().positional.front() + "'";
   }
   if (!out.export_file.empty()) {
-    if (out.all_namespaces || !out.namespace_.empty() || any_cluster_flag(out.cluster)) {
-      return "-f reads the objects from a file: it excludes --namespace, --all-namespaces and "
-             "the cluster's flags (--kubeconfig, --context, --server, --token-file, --ca)";
+    if (out.all_namespaces || !out.namespace_.empty() || out.write_reports ||
+        any_cluster_flag(out.cluster)) {
+      return "-f reads the objects from a file: it excludes --namespace, --all-namespaces, "
+             "--write-reports and the cluster's flags (--kubeconfig, --context, --server, "
+             "--token-file, --ca)";
     }
   } else if (out.all_namespaces == !out.namespace_.empty()) {
     return "choose exactly one of --namespace NS and --all-namespaces";
@@ -172,18 +185,27 @@ Result<std::vector<admission::OperatorDeployment>> read_operators(const AuditArg
   return out;
 }
 
-// The objects of the cluster: RayJobs, then the Jobs, RayClusters and Pods they may own; with
-// --all-namespaces, the operator's Deployments into `operators`.
-Result<admission::AuditInput> read_cluster(const AuditArgs& a,
-                                           std::vector<admission::OperatorDeployment>& operators) {
+// The cluster's API with audit's retries; the client lives as long as the API object.
+struct Cluster {
+  Connection connection;
+  std::unique_ptr<kube::KubeApi> api;
+};
+
+Result<Cluster> open_cluster(const AuditArgs& a) {
   RJG_ASSIGN_OR_RETURN(Connection connection,
                        connect(a.cluster, std::chrono::seconds(a.timeout_seconds)));
   kube::Backoff backoff;
   backoff.max_attempts = 3;
-  kube::KubeApi api(
+  auto api = std::make_unique<kube::KubeApi>(
       *connection.client, backoff,
       [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); }, std::random_device{}());
+  return Cluster{std::move(connection), std::move(api)};
+}
 
+// The objects of the cluster: RayJobs, then the Jobs, RayClusters and Pods they may own; with
+// --all-namespaces, the operator's Deployments into `operators`.
+Result<admission::AuditInput> read_cluster(const AuditArgs& a, kube::KubeApi& api,
+                                           std::vector<admission::OperatorDeployment>& operators) {
   admission::AuditInput input;
   Status listed = list_all(
       api, "/apis/ray.io/v1", "rayjobs", a, [&](std::string_view text) -> Result<std::string> {
@@ -260,8 +282,16 @@ int run_audit(const Args& args) {
     return fail("policy: " + policy.error().message);
   }
   std::vector<admission::OperatorDeployment> operators;
-  Result<admission::AuditInput> input =
-      a.export_file.empty() ? read_cluster(a, operators) : read_export(a.export_file);
+  std::optional<Cluster> cluster;
+  if (a.export_file.empty()) {
+    Result<Cluster> opened = open_cluster(a);
+    if (!opened) {
+      return fail(opened.error().message);
+    }
+    cluster = std::move(opened).value();
+  }
+  Result<admission::AuditInput> input = cluster ? read_cluster(a, *cluster->api, operators)
+                                                : read_export(a.export_file);
   if (!input) {
     return fail(input.error().message);
   }
@@ -275,23 +305,41 @@ int run_audit(const Args& args) {
                  std::string(admission::kOperatorSelector).c_str());
   }
   admission::add_results(report, admission::operator_drift(operators, policy.value().config));
+  if (!a.namespace_.empty()) {
+    report.namespaces.insert(a.namespace_);  // its report says so even when it holds nothing
+  }
   std::string out;
   if (a.output == "json") {
-    out = admission::encode_audit_json(report) + "\n";
+    out = admission::encode_audit_reports(report, admission::ReportKind::kOpenReports) + "\n";
   } else if (a.output == "yaml") {
-    Result<std::string> yaml = admission::json_text_to_yaml(admission::encode_audit_json(report));
+    Result<std::string> yaml = admission::json_text_to_yaml(
+        admission::encode_audit_reports(report, admission::ReportKind::kOpenReports));
     if (!yaml) {
       std::fprintf(stderr, "rayjob-guard audit: %s\n", visible(yaml.error().message).c_str());
       return 2;
     }
     out = std::move(yaml).value();
   } else if (a.output == "policyreport") {
-    out = admission::encode_audit_policyreports(report) + "\n";
+    out = admission::encode_audit_reports(report, admission::ReportKind::kPolicyReport) + "\n";
   } else {
     out = admission::encode_audit_table(report);
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return report.found() ? 1 : 0;
+  if (!a.write_reports) {
+    return report.found() ? 1 : 0;
+  }
+  const ReportsWritten written = write_reports(
+      *cluster->api, admission::namespace_reports(report, admission::ReportKind::kOpenReports),
+      a.all_namespaces);
+  for (const std::string& e : written.errors) {
+    std::fprintf(stderr, "rayjob-guard audit: %s\n", visible(e).c_str());
+  }
+  std::fprintf(stderr,
+               "rayjob-guard audit: %d openreports.io Report(s) written, %d of earlier audits "
+               "deleted; pass: %d, fail: %d, warn: %d, error: %d\n",
+               written.written, written.deleted, report.pass, report.fail, report.warn,
+               report.error);
+  return written.errors.empty() ? 0 : 2;
 }
 
 }  // namespace rjg::cli

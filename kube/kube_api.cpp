@@ -96,6 +96,13 @@ const char* api_outcome_name(ApiOutcome outcome) {
   return "fatal";
 }
 
+std::string failure_text(std::string_view method, const std::string& target,
+                         const CallResult& r) {
+  return std::string(method) + " " + target + " failed after " + std::to_string(r.attempts) +
+         " attempt(s): " +
+         (r.status == 0 ? r.error : "HTTP " + std::to_string(r.status) + " " + snippet(r.body));
+}
+
 std::chrono::milliseconds Backoff::ceiling(int n) const {
   // Doubling stops at the cap, so no shift overflows.
   std::chrono::milliseconds wait = base;
@@ -159,9 +166,7 @@ Result<std::optional<std::string>> KubeApi::get(const std::string& target) {
   if (r.outcome == ApiOutcome::kNotFound) {
     return std::optional<std::string>();
   }
-  return unavailable(
-      "GET " + target + " failed after " + std::to_string(r.attempts) + " attempt(s): " +
-      (r.status == 0 ? r.error : "HTTP " + std::to_string(r.status) + " " + snippet(r.body)));
+  return unavailable(failure_text("GET", target, r));
 }
 
 Result<admission::RayJobListPage> KubeApi::list_page(const std::string& namespace_, int limit,
@@ -171,18 +176,30 @@ Result<admission::RayJobListPage> KubeApi::list_page(const std::string& namespac
   req.target = list_target(namespace_, limit, continue_token);
   CallResult r = call(req);
   if (r.outcome != ApiOutcome::kOk) {
-    return unavailable(
-        "GET " + req.target + " failed after " + std::to_string(r.attempts) + " attempt(s): " +
-        (r.status == 0 ? r.error : "HTTP " + std::to_string(r.status) + " " + snippet(r.body)));
+    return unavailable(failure_text("GET", req.target, r));
   }
   return admission::decode_rayjob_list(r.body);
 }
 
 CallResult KubeApi::delete_rayjob(const std::string& namespace_, const std::string& name,
                                   const std::string& uid) {
+  return remove(delete_target(namespace_, name), uid);
+}
+
+CallResult KubeApi::apply(const std::string& target, const std::string& object,
+                          const std::string& manager) {
+  HttpRequest req;
+  req.method = "PATCH";
+  req.target = target + "?fieldManager=" + url_escape(manager) + "&force=true";
+  req.body = object;  // JSON is YAML
+  req.content_type = "application/apply-patch+yaml";
+  return call(req);
+}
+
+CallResult KubeApi::remove(const std::string& target, const std::string& uid) {
   HttpRequest req;
   req.method = "DELETE";
-  req.target = delete_target(namespace_, name);
+  req.target = target;
   req.body = admission::encode_delete_options(uid);
   return call(req);
 }

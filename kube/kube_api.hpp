@@ -1,5 +1,5 @@
 // KubeApi: the Kubernetes calls reap and audit make (list RayJobs, page by page; delete one
-// RayJob with a uid precondition), the pure request builders behind them, the classification of
+// RayJob with a uid precondition; apply and delete audit's reports), the pure request builders behind them, the classification of
 // API answers, and the capped exponential backoff with jitter for transient failures.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "admission/rayjob_list.hpp"
 #include "common/result.hpp"
@@ -67,6 +68,10 @@ struct CallResult {
   int attempts = 0;
 };
 
+// "METHOD TARGET failed after N attempt(s): " and the last status with the start of its body, or
+// the transport error.
+std::string failure_text(std::string_view method, const std::string& target, const CallResult& r);
+
 class KubeApi {
  public:
   // `transport` must outlive this object. `seed` fixes the jitter sequence (tests).
@@ -88,6 +93,14 @@ class KubeApi {
   // Deletes one RayJob with a uid precondition; the CallResult says how it ended.
   CallResult delete_rayjob(const std::string& namespace_, const std::string& name,
                            const std::string& uid);
+
+  // Server-side apply of `object` (one JSON object) at `target` (the object's path) as field
+  // manager `manager`, forced: creates the object, or makes what `manager` set equal `object`.
+  CallResult apply(const std::string& target, const std::string& object,
+                   const std::string& manager);
+
+  // Deletes the object at `target` (its path), with a uid precondition.
+  CallResult remove(const std::string& target, const std::string& uid);
 
  private:
   Transport& transport_;

@@ -187,15 +187,22 @@ TEST_F(Audit, TableJsonAndPolicyReports) {
       << table;
 
   rapidjson::Document j;
-  j.Parse(encode_audit_json(r).c_str());
+  j.Parse(encode_audit_reports(r, ReportKind::kOpenReports).c_str());
   ASSERT_FALSE(j.HasParseError());
-  EXPECT_STREQ(j["apiVersion"].GetString(), "openreports.io/v1alpha1");
-  EXPECT_STREQ(j["kind"].GetString(), "ClusterReport");
-  EXPECT_STREQ(j["source"].GetString(), "rayjob-guard");
-  EXPECT_EQ(j["summary"]["pass"].GetInt(), 1);
-  EXPECT_EQ(j["summary"]["warn"].GetInt(), 2);
-  ASSERT_EQ(j["results"].Size(), 2u);
-  const rapidjson::Value& first = j["results"][0];
+  EXPECT_STREQ(j["kind"].GetString(), "List");
+  ASSERT_EQ(j["items"].Size(), 1u);
+  const rapidjson::Value& report = j["items"][0];
+  EXPECT_STREQ(report["apiVersion"].GetString(), "openreports.io/v1alpha1");
+  EXPECT_STREQ(report["kind"].GetString(), "Report");
+  EXPECT_STREQ(report["metadata"]["name"].GetString(), "rayjob-guard-audit");
+  EXPECT_STREQ(report["metadata"]["namespace"].GetString(), "tenant-a");
+  EXPECT_STREQ(report["metadata"]["labels"]["app.kubernetes.io/managed-by"].GetString(),
+               "rayjob-guard");
+  EXPECT_STREQ(report["source"].GetString(), "rayjob-guard");
+  EXPECT_EQ(report["summary"]["pass"].GetInt(), 1);
+  EXPECT_EQ(report["summary"]["warn"].GetInt(), 2);
+  ASSERT_EQ(report["results"].Size(), 2u);
+  const rapidjson::Value& first = report["results"][0];
   EXPECT_STREQ(first["rule"].GetString(), "past-ttl");
   EXPECT_STREQ(first["category"].GetString(), "waste");
   EXPECT_FALSE(first["scored"].GetBool());
@@ -205,15 +212,42 @@ TEST_F(Audit, TableJsonAndPolicyReports) {
   EXPECT_EQ(first["timestamp"]["seconds"].GetInt64(), kNow);
 
   rapidjson::Document p;
-  p.Parse(encode_audit_policyreports(r).c_str());
+  p.Parse(encode_audit_reports(r, ReportKind::kPolicyReport).c_str());
   ASSERT_FALSE(p.HasParseError());
   EXPECT_STREQ(p["kind"].GetString(), "List");
   ASSERT_EQ(p["items"].Size(), 1u);
   EXPECT_STREQ(p["items"][0]["apiVersion"].GetString(), "wgpolicyk8s.io/v1alpha2");
   EXPECT_STREQ(p["items"][0]["kind"].GetString(), "PolicyReport");
   EXPECT_STREQ(p["items"][0]["metadata"]["namespace"].GetString(), "tenant-a");
+  EXPECT_FALSE(p["items"][0].HasMember("source"));
   EXPECT_EQ(p["items"][0]["summary"]["pass"].GetInt(), 1);
   EXPECT_EQ(p["items"][0]["results"].Size(), 2u);
+}
+
+// A namespace whose RayJobs all pass, and one audit -n named that holds nothing, get a report
+// with their passes and no results: it replaces whatever an earlier audit wrote there.
+TEST_F(Audit, EveryNamespaceAuditedGetsAReportPassesIncluded) {
+  AuditInput in;
+  in.rayjobs.push_back(input_.rayjobs[0]);  // "ok" in tenant-a
+  AuditReport r = run_audit(in, policy_, kNow, 300);
+  r.namespaces.insert("empty");
+  const std::vector<NamespaceReport> reports = namespace_reports(r, ReportKind::kOpenReports);
+  ASSERT_EQ(reports.size(), 2u);
+  EXPECT_EQ(reports[0].namespace_, "empty");
+  EXPECT_EQ(reports[1].namespace_, "tenant-a");
+  for (const auto& [report, pass] : {std::pair{&reports[0], 0}, std::pair{&reports[1], 1}}) {
+    rapidjson::Document d;
+    d.Parse(report->json.c_str());
+    ASSERT_FALSE(d.HasParseError()) << report->json;
+    EXPECT_STREQ(d["metadata"]["namespace"].GetString(), report->namespace_.c_str());
+    EXPECT_EQ(d["summary"]["pass"].GetInt(), pass) << report->json;
+    EXPECT_EQ(d["summary"]["fail"].GetInt() + d["summary"]["warn"].GetInt(), 0);
+    EXPECT_EQ(d["results"].Size(), 0u);
+  }
+  // The List -o json prints holds exactly those objects, in that order.
+  EXPECT_EQ(encode_audit_reports(r, ReportKind::kOpenReports),
+            R"({"apiVersion":"v1","kind":"List","items":[)" + reports[0].json + "," +
+                reports[1].json + "]}");
 }
 
 TEST_F(Audit, CleanClusterFindsNothing) {
@@ -272,8 +306,9 @@ TEST_F(Audit, AnExportGivesTheSameReportAsTheLists) {
   ASSERT_TRUE(in) << in.error().message;
   EXPECT_EQ(in.value().rayjobs.size(), 3u);
   EXPECT_EQ(in.value().pods.size(), 4u);
-  EXPECT_EQ(encode_audit_json(run_audit(in.value(), policy_, kNow, 300)),
-            encode_audit_json(run_audit(input_, policy_, kNow, 300)));
+  EXPECT_EQ(encode_audit_reports(run_audit(in.value(), policy_, kNow, 300),
+                                 ReportKind::kOpenReports),
+            encode_audit_reports(run_audit(input_, policy_, kNow, 300), ReportKind::kOpenReports));
   // One typed list is an export too.
   Result<AuditInput> typed =
       decode_audit_export(list("RayJobList", rayjob("ok", "u-ok", "")));

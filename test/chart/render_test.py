@@ -284,15 +284,26 @@ def main():
     ok(hpod["serviceAccountName"] == "rayjob-guard-audit" and
        hpod["volumes"][0]["configMap"]["name"] == "rayjob-guard-policy",
        "audit runs as its ServiceAccount with the webhook's policy ConfigMap")
-    ok(one(ka, "ClusterRole", "rayjob-guard-audit")["rules"] == one(docs, "ClusterRole", "rayjob-guard-audit")["rules"],
-       "audit ClusterRole rules agree (read-only)")
-    args = one(template("monitoring.yaml", sets=("audit.graceSeconds=900", "audit.output=policyreport")),
-               "CronJob", "rayjob-guard-audit", NS)["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"]
-    ok(args[2:6] == ["-o", "policyreport", "--grace", "900"], f"audit values reach its args: {args}")
+    rules = one(docs, "ClusterRole", "rayjob-guard-audit")["rules"]
+    ok(one(ka, "ClusterRole", "rayjob-guard-audit")["rules"] == rules, "audit ClusterRole rules agree")
+    writes = [r for r in rules if set(r["verbs"]) - {"get", "list"}]
+    ok(writes == [{"apiGroups": ["openreports.io"], "resources": ["reports"],
+                   "verbs": ["list", "create", "patch", "delete"]}],
+       f"audit writes nothing but its openreports.io Reports: {writes}")
+    ok(hpod["containers"][0]["args"][:3] == ["audit", "--all-namespaces", "--write-reports"],
+       "audit writes its reports by default")
+    read_only = template("monitoring.yaml", sets=("audit.graceSeconds=900", "audit.output=policyreport",
+                                                  "audit.writeReports=false"))
+    args = one(read_only, "CronJob", "rayjob-guard-audit", NS)["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"]
+    ok(args[:6] == ["audit", "--all-namespaces", "-o", "policyreport", "--grace", "900"],
+       f"audit values reach its args: {args}")
+    ok(all(set(r["verbs"]) <= {"get", "list"} for r in one(read_only, "ClusterRole", "rayjob-guard-audit")["rules"]),
+       "audit.writeReports=false: read-only RBAC")
     ok(not [d for d in template("self-signed.yaml")
             if (d["metadata"].get("labels") or {}).get("app.kubernetes.io/component") == "audit"],
        "audit off by default: no audit ServiceAccount, RBAC or CronJob")
-    print("ok: audit: CronJob and read-only RBAC agree with manifests/audit; values reach its args; off by default")
+    print("ok: audit: CronJob and RBAC agree with manifests/audit; it writes only its Reports, and nothing "
+          "with writeReports=false; values reach its args; off by default")
 
     # --- monitoring: opt-in, ServiceMonitor on the metrics port, PrometheusRule valid for promtool
     ok(not [d for d in template("cert-manager.yaml") if d["apiVersion"].startswith("monitoring.coreos.com/")],

@@ -27,7 +27,11 @@
 # exit 1; -n audit-c exit 0; --grace long enough that rj-past-ttl is not yet past its TTL;
 # -n audit-b sees only audit-b; `kubectl get ... -o json | audit -f -` gives audit -A's report,
 # and a Service in it exits 2; a closed --server port exits 2; -o policyreport gives one
-# PolicyReport per namespace holding a result. Everything started is stopped by PID
+# PolicyReport per namespace audited. --write-reports: exit 2 naming the CRD while the cluster
+# lacks it; with the openreports.io Report CRD (test/peers/versions.env) it writes one Report per
+# namespace (the same objects -o json prints), replaces a stale one, deletes ours where no RayJob
+# is left and keeps another name's, exits 0 with findings; -n writes one and sweeps nothing.
+# Everything started is stopped by PID
 # (cluster.sh down), also on failure.
 set -euo pipefail
 
@@ -35,6 +39,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=test/e2e/e2e-lib.sh
 . "$here/e2e-lib.sh"
+# shellcheck source=test/peers/versions.env
+. "$repo/test/peers/versions.env"
 e2e_setup audit-e2e 2,31 "$@"
 e2e_on_failure() {
   e2e_print_files "$work/out"
@@ -90,7 +96,7 @@ a() { "$KUBECTL" --kubeconfig "$work/audit.kubeconfig" "$@"; }
 [[ $(a auth can-i patch rayjobs.ray.io -n audit-a 2>/dev/null || true) == no ]] || fail "the auditor may patch rayjobs"
 [[ $(a auth can-i list deployments.apps --all-namespaces) == yes ]] || fail "the auditor cannot list deployments"
 [[ $(a auth can-i patch deployments.apps -n audit-a 2>/dev/null || true) == no ]] || fail "the auditor may patch deployments"
-echo "[audit-e2e] auditor SA: get/list rayjobs, rayclusters, jobs, pods, deployments only"
+echo "[audit-e2e] auditor SA: get/list rayjobs, rayclusters, jobs, pods, deployments; nothing else on them"
 
 # audit ARGS...: runs audit as the auditor with the test's policy; stdout to $work/out/NAME,
 # stderr to $work/out/NAME.err, where NAME is the first argument; sets audit_rc.
@@ -277,18 +283,41 @@ def ns_totals():
     return tot
 
 text = open(path).read()
+want_ns = {ns for ns, _ in plants}
+def per_namespace(items, api_version, kind):
+    """Checks one report per audited namespace; returns {namespace: report}."""
+    seen = collections.Counter(it.get("metadata", {}).get("namespace") for it in items)
+    if set(seen) != want_ns or any(c != 1 for c in seen.values()):
+        err(f"reports for {dict(seen)}, want one each for {sorted(want_ns)}")
+    for it in items:
+        ns, md = it.get("metadata", {}).get("namespace"), it.get("metadata", {})
+        if it.get("apiVersion") != api_version or it.get("kind") != kind:
+            err(f"report of {ns}: {it.get('apiVersion')!r} {it.get('kind')!r}")
+        if md.get("name") != "rayjob-guard-audit" or md.get("labels") != {"app.kubernetes.io/managed-by": "rayjob-guard"}:
+            err(f"report of {ns}: metadata {md!r}")
+        want_summary = {"pass": sum(1 for p in plants if p[0] == ns and p not in with_result),
+                        "fail": sum(c for k, c in expected.items() if k[0] == ns and k[3] == "fail"),
+                        "warn": sum(c for k, c in expected.items() if k[0] == ns and k[3] == "warn"),
+                        "error": 0, "skip": 0}
+        if it.get("summary") != want_summary:
+            err(f"report of {ns}: summary {it.get('summary')} != {want_summary}")
+        for r in it.get("results", []):
+            rns = (r.get("resources") or [{}])[0].get("namespace")
+            if rns != ns:
+                err(f"the report of {ns} holds a result for {rns}")
+    return {it.get("metadata", {}).get("namespace"): it for it in items}
+
+text = open(path).read()
 if mode == "json":
     doc = json.loads(text)
-    for k, v in (("apiVersion", "openreports.io/v1alpha1"), ("kind", "ClusterReport"), ("source", "rayjob-guard")):
-        if doc.get(k) != v:
-            err(f"{k} is {doc.get(k)!r}, want {v!r}")
-    if doc.get("metadata", {}).get("name") != "rayjob-guard-audit":
-        err(f"metadata.name is {doc.get('metadata')!r}")
-    want_summary = {"pass": n_pass, "fail": n_fail, "warn": n_warn, "error": 0, "skip": 0}
-    if doc.get("summary") != want_summary:
-        err(f"summary {doc.get('summary')} != {want_summary}")
+    if doc.get("apiVersion") != "v1" or doc.get("kind") != "List":
+        err(f"not a v1 List: {doc.get('apiVersion')!r} {doc.get('kind')!r}")
+    reports = per_namespace(doc.get("items", []), "openreports.io/v1alpha1", "Report")
+    for ns, it in reports.items():
+        if it.get("source") != "rayjob-guard":
+            err(f"report of {ns}: source {it.get('source')!r}")
     got = collections.Counter()
-    for r in doc.get("results", []):
+    for r in (r for it in doc.get("items", []) for r in it.get("results", [])):
         res = r.get("resources") or [{}]
         ref = res[0]
         key = (ref.get("namespace"), ref.get("name"), r.get("rule"), r.get("result"))
@@ -321,7 +350,8 @@ if mode == "json":
                 if any(abs(a - b) > 1e-9 for a, b in zip(vals, h)):
                     err(f"{key}: holds {dict(zip(names, (props[n] for n in names)))}, want {dict(zip(names, h))}")
     compare(got, "json")
-    print(f"[audit-e2e] json: {sum(got.values())} results, summary {doc.get('summary')}")
+    print(f"[audit-e2e] json: {len(reports)} Reports ({', '.join(sorted(reports))}), "
+          f"{sum(got.values())} results")
 elif mode == "table":
     lines = text.splitlines()
     hdr = [i for i, l in enumerate(lines) if l.split() == "NAMESPACE RAYJOB RULE RESULT STATUS AGE MESSAGE".split()]
@@ -385,25 +415,14 @@ elif mode == "policyreport":
     doc = json.loads(text)
     if doc.get("apiVersion") != "v1" or doc.get("kind") != "List":
         err(f"not a v1 List: {doc.get('apiVersion')!r} {doc.get('kind')!r}")
-    items = doc.get("items", [])
-    seen = collections.Counter()
+    reports = per_namespace(doc.get("items", []), "wgpolicyk8s.io/v1alpha2", "PolicyReport")
     got = collections.Counter()
-    for it in items:
-        ns = it.get("metadata", {}).get("namespace")
-        seen[ns] += 1
-        if it.get("apiVersion") != "wgpolicyk8s.io/v1alpha2" or it.get("kind") != "PolicyReport":
-            err(f"item for {ns}: {it.get('apiVersion')!r} {it.get('kind')!r}")
+    for it in doc.get("items", []):
         for r in it.get("results", []):
             ref = (r.get("resources") or [{}])[0]
-            rns = ref.get("namespace", ns)
-            if rns != ns:
-                err(f"the PolicyReport of {ns} holds a result for {rns}")
-            got[(rns, ref.get("name"), r.get("rule"), r.get("result"))] += 1
-    want_ns = {k[0] for k in expected}
-    if set(seen) != want_ns or any(c != 1 for c in seen.values()):
-        err(f"PolicyReports for {dict(seen)}, want one each for {sorted(want_ns)}")
+            got[(ref.get("namespace"), ref.get("name"), r.get("rule"), r.get("result"))] += 1
     compare(got, "policyreport")
-    print(f"[audit-e2e] policyreport: {len(items)} PolicyReports ({', '.join(sorted(str(n) for n in seen))}), "
+    print(f"[audit-e2e] policyreport: {len(reports)} PolicyReports ({', '.join(sorted(reports))}), "
           f"{sum(got.values())} results")
 for e in errors:
     print(f"[audit-e2e] {mode} {path}: {e}", file=sys.stderr)
@@ -427,7 +446,7 @@ python3 - "$work/out/all.json" "$work/out/export.json" <<'PY' || fail "audit -f 
 import json, re, sys
 def strip(path):
     doc = json.load(open(path))
-    for r in doc.get("results", []):
+    for r in (r for it in doc.get("items", []) for r in it.get("results", [])):
         r.pop("timestamp", None)
         r["message"] = re.sub(r"\b\d+[hms] ago\b", "N ago", r.get("message", ""))
     return doc
@@ -436,7 +455,7 @@ if live != export:
     print(json.dumps(live, sort_keys=True)[:3000], json.dumps(export, sort_keys=True)[:3000],
           sep="\n", file=sys.stderr)
     sys.exit(1)
-print(f"[audit-e2e] audit -f - gives audit -A's report: {len(live.get('results', []))} results")
+print(f"[audit-e2e] audit -f - gives audit -A's reports: {len(live.get('items', []))} namespaces")
 PY
 audit export-bad.json -f - -o json <<<'{"kind":"List","items":[{"kind":"Service","metadata":{}}]}'
 ((audit_rc == 2)) || fail "audit -f - of a Service exited $audit_rc, want 2"
@@ -484,6 +503,83 @@ say "audit without a scope: exit 2"
 audit noscope.table --kubeconfig "$work/audit.kubeconfig"
 ((audit_rc == 2)) || fail "audit without --namespace/--all-namespaces exited $audit_rc, want 2"
 
+say "--write-reports before the Report CRD exists: exit 2, naming the CRD to install"
+audit nocrd.table --all-namespaces --write-reports --kubeconfig "$work/audit.kubeconfig"
+((audit_rc == 2)) || fail "audit --write-reports without the CRD exited $audit_rc, want 2"
+grep -q 'install the Report CRD (config/crd/openreports.io_reports.yaml' "$work/out/nocrd.table.err" ||
+  fail "audit --write-reports without the CRD: $(cat "$work/out/nocrd.table.err")"
+
+say "the openreports.io Report CRD (github.com/openreports/reports-api $OPENREPORTS_VERSION)"
+reports_module=$("$repo/test/peers/module-dir.sh" "github.com/openreports/reports-api@$OPENREPORTS_VERSION") ||
+  fail "cannot download github.com/openreports/reports-api@$OPENREPORTS_VERSION"
+k create -f "$reports_module/config/crd/openreports.io_reports.yaml" >/dev/null
+k wait --for condition=established --timeout=60s crd/reports.openreports.io >/dev/null
+for verb in create patch list delete; do
+  [[ $(a auth can-i "$verb" reports.openreports.io -n audit-a) == yes ]] || fail "the auditor cannot $verb reports"
+done
+[[ $(a auth can-i update reports.openreports.io -n audit-a 2>/dev/null || true) == no ]] ||
+  fail "the auditor may update reports (apply needs only create and patch)"
+# What earlier audits left: a report with a stale finding where every RayJob now passes
+# (audit-c), and one in a namespace that holds no RayJob any more (audit-d), next to a report of
+# another name there that is not ours to delete.
+k create namespace audit-d >/dev/null
+for target in audit-c/rayjob-guard-audit audit-d/rayjob-guard-audit audit-d/someone-else; do
+  k create -f - >/dev/null <<EOF
+apiVersion: openreports.io/v1alpha1
+kind: Report
+metadata:
+  name: ${target#*/}
+  namespace: ${target%/*}
+  labels: {app.kubernetes.io/managed-by: rayjob-guard}
+source: rayjob-guard
+summary: {pass: 0, fail: 1, warn: 0, error: 0, skip: 0}
+results:
+- {policy: rayjob-guard, rule: backoff-limit, result: fail, message: stale}
+EOF
+done
+
+say "audit --all-namespaces --write-reports: one Report per namespace, exit 0 with findings"
+audit write.json --all-namespaces -o json --write-reports --kubeconfig "$work/audit.kubeconfig"
+cat "$work/out/write.json.err"
+((audit_rc == 0)) || fail "audit --write-reports exited $audit_rc, want 0 (the findings are the reports)"
+verify json "$work/out/write.json" || fail "audit --write-reports printed other reports"
+grep -q '^rayjob-guard audit: 3 openreports.io Report(s) written, 1 of earlier audits deleted; pass: 3, ' \
+  "$work/out/write.json.err" || fail "audit --write-reports did not say 3 written and 1 deleted"
+# What the cluster holds now: our reports, as a List, are what audit printed (and pass verify).
+k get reports.openreports.io -A -l app.kubernetes.io/managed-by=rayjob-guard -o json >"$work/out/cluster-reports.json"
+python3 - "$work/out/cluster-reports.json" "$work/out/write.json" >"$work/out/cluster-reports.list" <<'PY' ||
+import json, sys
+stored, printed = (json.load(open(p)) for p in sys.argv[1:3])
+ours = [it for it in stored["items"] if it["metadata"]["name"] == "rayjob-guard-audit"]
+others = sorted(f'{it["metadata"]["namespace"]}/{it["metadata"]["name"]}' for it in stored["items"]
+                if it["metadata"]["name"] != "rayjob-guard-audit")
+if others != ["audit-d/someone-else"]:
+    sys.exit(f"reports of other names: {others}, want audit-d/someone-else kept")
+key = lambda it: it["metadata"]["namespace"]
+if len(ours) != len(printed["items"]):
+    sys.exit(f"{len(ours)} reports stored, {len(printed['items'])} printed")
+for got, want in zip(sorted(ours, key=key), sorted(printed["items"], key=key)):
+    for k in ("source", "summary", "results"):
+        if got.get(k) != want.get(k):
+            sys.exit(f"the stored report of {key(got)} differs in {k}: {got.get(k)} != {want.get(k)}")
+json.dump({"apiVersion": "v1", "kind": "List", "items": ours}, sys.stdout)
+PY
+  fail "the reports in the cluster differ from what audit printed"
+verify json "$work/out/cluster-reports.list" || fail "the reports in the cluster differ from the plants"
+[[ $(k get reports.openreports.io -n audit-c rayjob-guard-audit -o jsonpath='{.summary.fail}/{.summary.pass}') == 0/1 ]] ||
+  fail "audit-c's stale report was not replaced"
+rv_a=$(k get reports.openreports.io -n audit-a rayjob-guard-audit -o jsonpath='{.metadata.resourceVersion}')
+
+say "audit -n audit-c --write-reports: that namespace's report only, nothing swept"
+audit write-c.table -n audit-c --write-reports --kubeconfig "$work/audit.kubeconfig"
+((audit_rc == 0)) || fail "audit -n audit-c --write-reports exited $audit_rc, want 0"
+grep -q '^rayjob-guard audit: 1 openreports.io Report(s) written, 0 of earlier audits deleted' \
+  "$work/out/write-c.table.err" || fail "audit -n audit-c --write-reports: $(cat "$work/out/write-c.table.err")"
+[[ $(k get reports.openreports.io -n audit-a rayjob-guard-audit -o jsonpath='{.metadata.resourceVersion}') == "$rv_a" ]] ||
+  fail "audit -n audit-c changed audit-a's report"
+[[ $(k get reports.openreports.io -A --no-headers | wc -l) == 4 ]] || fail "other than 4 reports after audit -n audit-c"
+echo "[audit-e2e] reports: written per namespace, audit-c's stale one replaced, audit-d's swept, someone-else's kept"
+
 say "operator-drift: a KubeRay v1.5.0 operator whose gates Helm replaced, against a policy of 1.6"
 k create namespace ray-system >/dev/null
 # The Deployment as KubeRay's Helm chart renders it (this cluster runs no controllers: it stays
@@ -510,7 +606,8 @@ audit drift.json --all-namespaces -o json --kubeconfig "$work/audit.kubeconfig"
 ((audit_rc == 1)) || fail "audit with a drifted operator exited $audit_rc, want 1"
 python3 - "$work/out/drift.json" <<'PY' || fail "operator-drift results differ"
 import json, sys
-results = [r for r in json.load(open(sys.argv[1]))["results"] if r["rule"] == "operator-drift"]
+results = [r for it in json.load(open(sys.argv[1]))["items"] for r in it["results"]
+           if r["rule"] == "operator-drift"]
 got = sorted((r["resources"][0]["kind"], r["resources"][0]["namespace"], r["properties"]["field"],
               r["message"].split(";")[0].split(": ", 1)[1]) for r in results)
 f = "spec.template.spec.containers[kuberay-operator]"

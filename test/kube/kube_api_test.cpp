@@ -192,6 +192,37 @@ TEST(KubeApiCalls, DeleteSendsPreconditionBody) {
   EXPECT_EQ(t.requests[0].content_type, "application/json");
 }
 
+TEST(KubeApiCalls, ApplyIsAForcedServerSidePatchAsTheManager) {
+  FakeTransport t([](const HttpRequest&) -> Result<HttpResponse> { return response(201); });
+  Recorder rec;
+  KubeApi api(t, Backoff{}, rec.sleeper(), 1);
+  const std::string object = R"({"apiVersion":"openreports.io/v1alpha1","kind":"Report"})";
+  const CallResult r = api.apply("/apis/openreports.io/v1alpha1/namespaces/a/reports/r", object,
+                                 "rayjob-guard audit");
+  EXPECT_EQ(r.outcome, ApiOutcome::kOk);
+  ASSERT_EQ(t.requests.size(), 1u);
+  EXPECT_EQ(t.requests[0].method, "PATCH");
+  EXPECT_EQ(t.requests[0].target,
+            "/apis/openreports.io/v1alpha1/namespaces/a/reports/r"
+            "?fieldManager=rayjob-guard%20audit&force=true");
+  EXPECT_EQ(t.requests[0].body, object);
+  EXPECT_EQ(t.requests[0].content_type, "application/apply-patch+yaml");
+}
+
+TEST(KubeApiCalls, FailureTextNamesTheCallAndTheAnswer) {
+  FakeTransport t([](const HttpRequest&) -> Result<HttpResponse> {
+    return response(403, R"({"kind":"Status","reason":"Forbidden"})");
+  });
+  Recorder rec;
+  KubeApi api(t, Backoff{}, rec.sleeper(), 1);
+  const CallResult r = api.remove("/api/v1/namespaces/a/configmaps/c", "u-1");
+  EXPECT_EQ(r.outcome, ApiOutcome::kFatal);
+  EXPECT_EQ(t.requests[0].body, admission::encode_delete_options("u-1"));
+  EXPECT_EQ(failure_text("DELETE", "/api/v1/namespaces/a/configmaps/c", r),
+            R"(DELETE /api/v1/namespaces/a/configmaps/c failed after 1 attempt(s): HTTP 403 )"
+            R"({"kind":"Status","reason":"Forbidden"})");
+}
+
 TEST(KubeApiCalls, ListFailureSaysWhy) {
   FakeTransport t([](const HttpRequest&) -> Result<HttpResponse> {
     return response(403, R"({"kind":"Status","reason":"Forbidden"})");

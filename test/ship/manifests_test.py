@@ -231,22 +231,27 @@ def main():
     audit = render("manifests/audit")
     kinds = {d["kind"]: d for d in audit}
     rules = kinds["ClusterRole"]["rules"]
-    verbs = {v for r in rules for v in r["verbs"]}
-    ok(verbs == {"get", "list"}, f"manifests/audit: the ClusterRole is read-only (verbs {sorted(verbs)})")
-    granted = {(g, res) for r in rules for g in r["apiGroups"] for res in r["resources"]}
+    reads = [r for r in rules if r["apiGroups"] != ["openreports.io"]]
+    verbs = {v for r in reads for v in r["verbs"]}
+    ok(verbs == {"get", "list"}, f"manifests/audit: what audit reads, it only reads (verbs {sorted(verbs)})")
+    granted = {(g, res) for r in reads for g in r["apiGroups"] for res in r["resources"]}
     ok(granted == {("ray.io", "rayjobs"), ("ray.io", "rayclusters"), ("batch", "jobs"), ("", "pods"),
                    ("apps", "deployments")},  # the operator's Deployment, for operator-drift
        f"manifests/audit: the ClusterRole grants exactly what audit lists ({sorted(granted)})")
+    writes = [r for r in rules if r not in reads]
+    ok(writes == [{"apiGroups": ["openreports.io"], "resources": ["reports"],
+                   "verbs": ["list", "create", "patch", "delete"]}],
+       f"manifests/audit: it writes its openreports.io Reports and nothing else ({writes})")
     pod = kinds["CronJob"]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     args = pod["containers"][0]["args"]
-    ok(args[:2] == ["audit", "--all-namespaces"] and "--policy" in args,
-       f"manifests/audit: the CronJob runs audit cluster-wide with the webhook's policy ({args})")
+    ok(args[:3] == ["audit", "--all-namespaces", "--write-reports"] and "--policy" in args,
+       f"manifests/audit: the CronJob writes audit's reports cluster-wide with the webhook's policy ({args})")
     ok(pod["serviceAccountName"] == kinds["ServiceAccount"]["metadata"]["name"]
        == kinds["ClusterRoleBinding"]["subjects"][0]["name"],
        "manifests/audit: the CronJob runs as the ServiceAccount the ClusterRole is bound to")
     ok(pod["volumes"][0]["configMap"]["name"] == "rayjob-guard-policy",
        "manifests/audit: the CronJob mounts the webhook's policy ConfigMap")
-    print("ok: manifests/audit: read-only RBAC, the hourly CronJob on the webhook's policy")
+    print("ok: manifests/audit: read-only RBAC but for its Reports, the hourly CronJob writing them on the webhook's policy")
 
     values = yaml.safe_load(open(os.path.join(REPO, "manifests", "kuberay", "values.yaml")))
     gates = {g["name"]: g["enabled"] for g in values["featureGates"]}
