@@ -13,6 +13,8 @@
 #include <boost/beast/ssl.hpp>
 #include <boost/beast/version.hpp>
 
+#include <array>
+
 #include "common/clock.hpp"
 #include "kube/exec_plugin.hpp"
 
@@ -66,6 +68,101 @@ Error fail(const std::string& where, const std::string& endpoint, const error_co
   return unavailable(where + " " + endpoint + ": " + ec.message());
 }
 
+// run_step for a watch: no byte for `limits.idle`, or `limits.stop`, ends the step (checked
+// every 200 ms) by closing the socket; returns timed_out or operation_aborted then.
+template <typename Start>
+error_code run_watch_step(asio::io_context& io, beast::tcp_stream& lowest, Start start,
+                          const StreamLimits& limits) {
+  error_code result = asio::error::would_block;
+  start([&result](error_code ec, auto&&...) { result = ec; });
+  const auto idle_end = std::chrono::steady_clock::now() + limits.idle;
+  error_code ended_by;
+  io.restart();
+  while (result == asio::error::would_block) {
+    io.run_for(std::chrono::milliseconds(200));
+    if (result != asio::error::would_block) {
+      break;
+    }
+    if (limits.stop != nullptr && limits.stop->load()) {
+      ended_by = asio::error::operation_aborted;
+    } else if (std::chrono::steady_clock::now() >= idle_end) {
+      ended_by = asio::error::timed_out;
+    } else {
+      continue;
+    }
+    lowest.close();
+    io.restart();
+    io.run();
+    return ended_by;
+  }
+  return result;
+}
+
+using SslStream = beast::ssl_stream<beast::tcp_stream>;
+
+// Reads the response header by `deadline`, then the body as it arrives: to `sink` for a 2xx
+// status, whole into the result otherwise.
+Result<HttpResponse> read_streamed(asio::io_context& io, SslStream& stream,
+                                   beast::flat_buffer& buffer, const BodySink& sink,
+                                   const StreamLimits& limits,
+                                   std::chrono::steady_clock::time_point deadline,
+                                   const std::string& where) {
+  beast::tcp_stream& lowest = beast::get_lowest_layer(stream);
+  http::response_parser<http::buffer_body> parser;
+  parser.body_limit(boost::none);  // a watch has no end; each piece is bounded below
+  error_code ec = run_step(
+      io, lowest,
+      [&](auto handler) {
+        http::async_read_header(stream, buffer, parser,
+                                [handler](error_code e, std::size_t) { handler(e); });
+      },
+      deadline);
+  if (ec) {
+    return fail("read from", where, ec);
+  }
+  HttpResponse out;
+  out.status = static_cast<int>(parser.get().result_int());
+  if (const auto it = parser.get().find(http::field::retry_after); it != parser.get().end()) {
+    out.retry_after = std::string(it->value());
+  }
+  const bool ok = out.status >= 200 && out.status < 300;
+  constexpr std::size_t kErrorBodyLimit = 1024 * 1024;
+  std::array<char, 64 * 1024> piece{};
+  while (!parser.is_done()) {
+    parser.get().body().data = piece.data();
+    parser.get().body().size = piece.size();
+    ec = run_watch_step(
+        io, lowest,
+        [&](auto handler) {
+          http::async_read_some(stream, buffer, parser,
+                                [handler](error_code e, std::size_t) { handler(e); });
+        },
+        limits);
+    if (ec == http::error::need_buffer) {
+      ec = {};
+    }
+    const std::size_t got = piece.size() - parser.get().body().size;
+    if (got > 0) {
+      if (!ok) {
+        out.body.append(piece.data(), got);
+        if (out.body.size() > kErrorBodyLimit) {
+          return out;
+        }
+      } else if (!sink(std::string_view(piece.data(), got))) {
+        lowest.close();
+        return out;
+      }
+    }
+    if (ec == asio::error::operation_aborted) {
+      return out;  // asked to stop
+    }
+    if (ec) {
+      return fail("watch read from", where, ec);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 HttpsClient::HttpsClient(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -94,13 +191,23 @@ Result<std::unique_ptr<HttpsClient>> HttpsClient::create(const ApiEndpoint& endp
 }
 
 Result<HttpResponse> HttpsClient::send(const HttpRequest& request) {
+  return stream_or_send(request, nullptr, StreamLimits{});
+}
+
+Result<HttpResponse> HttpsClient::stream(const HttpRequest& request, const BodySink& sink,
+                                         const StreamLimits& limits) {
+  return stream_or_send(request, &sink, limits);
+}
+
+Result<HttpResponse> HttpsClient::stream_or_send(const HttpRequest& request, const BodySink* sink,
+                                                 const StreamLimits& limits) {
   for (int attempt = 0;; ++attempt) {
     Result<Auth> auth = impl_->credentials.current();
     if (!auth) {
       return unavailable("credentials (" + impl_->credentials.describe() +
                          "): " + auth.error().message);
     }
-    Result<HttpResponse> response = send_once(request, auth.value());
+    Result<HttpResponse> response = send_once(request, auth.value(), sink, limits);
     if (!response || response.value().status != 401 || attempt > 0 ||
         !impl_->credentials.refresh_after_unauthorized()) {
       return response;
@@ -108,7 +215,8 @@ Result<HttpResponse> HttpsClient::send(const HttpRequest& request) {
   }
 }
 
-Result<HttpResponse> HttpsClient::send_once(const HttpRequest& request, const Auth& auth) {
+Result<HttpResponse> HttpsClient::send_once(const HttpRequest& request, const Auth& auth,
+                                            const BodySink* sink, const StreamLimits& limits) {
   const ApiEndpoint& ep = impl_->endpoint;
   const std::string& name = ep.tls_server_name.empty() ? ep.host : ep.tls_server_name;
   const std::string where = ep.describe();
@@ -187,6 +295,9 @@ Result<HttpResponse> HttpsClient::send_once(const HttpRequest& request, const Au
   }
 
   beast::flat_buffer buffer;
+  if (sink != nullptr) {
+    return read_streamed(io, stream, buffer, *sink, limits, deadline, where);
+  }
   http::response_parser<http::string_body> parser;
   // A RayJobList page of `limit` items with full specs stays well below this.
   parser.body_limit(64 * 1024 * 1024);

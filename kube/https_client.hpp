@@ -3,9 +3,12 @@
 // builds the requests and classifies the answers.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/result.hpp"
 #include "kube/api_endpoint.hpp"
@@ -26,14 +29,30 @@ struct HttpResponse {
   std::string retry_after;  // the Retry-After header, when present
 };
 
-// The one operation the reaper needs from the network; an interface so that the reap loop and
-// the retry policy are tested without sockets.
+// Receives a streamed body piece by piece; returns false to stop reading.
+using BodySink = std::function<bool(std::string_view)>;
+
+// A streamed request's limits: no byte for `idle` ends it (kUnavailable, timed out), and so does
+// `stop` turning true (checked at least every 200 ms; the call then returns the status it had).
+struct StreamLimits {
+  std::chrono::seconds idle{90};
+  const std::atomic<bool>* stop = nullptr;
+};
+
+// What the reaper, audit and the watch cache need from the network; an interface so that the
+// reap loop, the retry policy and the watch cache are tested without sockets.
 class Transport {
  public:
   virtual ~Transport() = default;
   // Sends `request` and returns the response, whatever its status code. Returns kUnavailable
   // when no HTTP response came back (resolve, connect, TLS, timeout, a cut connection).
   virtual Result<HttpResponse> send(const HttpRequest& request) = 0;
+  // Sends `request`; for a 2xx answer hands the body to `sink` as it arrives (the returned body
+  // is empty), for any other status returns the whole body as send does. Returns kUnavailable
+  // when no response came back, or when the stream broke or idled out before the server ended it
+  // or `sink` returned false.
+  virtual Result<HttpResponse> stream(const HttpRequest& request, const BodySink& sink,
+                                      const StreamLimits& limits) = 0;
 };
 
 class HttpsClient final : public Transport {
@@ -52,10 +71,19 @@ class HttpsClient final : public Transport {
   // when the credentials cannot be had (the message says why).
   Result<HttpResponse> send(const HttpRequest& request) override;
 
+  // A watch: the same connection and login as send, the body read as it arrives.
+  Result<HttpResponse> stream(const HttpRequest& request, const BodySink& sink,
+                              const StreamLimits& limits) override;
+
  private:
   struct Impl;
   explicit HttpsClient(std::unique_ptr<Impl> impl);
-  Result<HttpResponse> send_once(const HttpRequest& request, const Auth& auth);
+  // send and stream: the login of the moment, refreshed and tried once more after a 401.
+  Result<HttpResponse> stream_or_send(const HttpRequest& request, const BodySink* sink,
+                                      const StreamLimits& limits);
+  // Whole body when `sink` is null, streamed to it otherwise.
+  Result<HttpResponse> send_once(const HttpRequest& request, const Auth& auth,
+                                 const BodySink* sink, const StreamLimits& limits);
   std::unique_ptr<Impl> impl_;
 };
 
