@@ -1,8 +1,14 @@
 # The rayjob-guard webhook image.
 # Stage 1 builds the binary with Debian 12's toolchain and libraries (tests off). Stage 2 is
 # `scratch` holding only the binary, the shared libraries `ldd` reports for it (with the dynamic
-# loader), and passwd/group entries for the numeric non-root user 65532: no shell, no package
-# manager, nothing else to patch.
+# loader), Debian's release files (/etc/debian_version, /usr/lib/os-release and its /etc link), and
+# passwd/group entries for the numeric non-root user 65532: no shell, no package manager.
+# Scanners still see what it carries, distroless-style: each Debian package a file comes from has
+# its dpkg status stanza in /var/lib/dpkg/status.d/PKG and the checksums of the files shipped in
+# status.d/PKG.md5sums (trivy, grype/syft read these with the release files), and an SPDX 2.3 SBOM
+# of the image sits at /usr/share/doc/rayjob-guard/sbom.spdx.json (label io.rayjob-guard.sbom).
+# scripts/image-sbom.sh writes both from the build stage's dpkg database and fails the build when a
+# file of the image belongs to no package or differs from what dpkg installed.
 #
 #   podman build --pull=never -t localhost/rayjob-guard:dev .      (CONTAINERS_CONF=containers.conf)
 #   docker build -t rayjob-guard:dev .
@@ -11,6 +17,9 @@
 # test/ship/image_test.sh makes one with debootstrap when no registry is reachable.
 ARG BASE_REPO=debian
 ARG BASE_TAG=bookworm-slim
+# The release and its source revision: the labels, and the SBOM's rayjob-guard package.
+ARG VERSION=0.1.0
+ARG REVISION=unknown
 
 FROM ${BASE_REPO}:${BASE_TAG} AS build
 ARG BUILD_JOBS=2
@@ -30,7 +39,8 @@ RUN cmake -S /src -B /build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRJG_BUILD_TESTS=
  && cmake --build /build -j "${BUILD_JOBS}" --target rayjob-guard \
  && strip --strip-unneeded /build/rayjob-guard
 # The runtime root: the binary plus exactly the shared objects the loader resolves for it, copied
-# (symlinks dereferenced) to the paths ldd printed, so the loader finds them without ld.so.cache.
+# (symlinks dereferenced) to the paths ldd printed, so the loader finds them without ld.so.cache;
+# and base-files' release files, by which scanners know the distribution (Debian 12).
 RUN set -eu; \
     mkdir -p /rootfs/usr/local/bin /rootfs/etc /rootfs/tmp; \
     chmod 1777 /rootfs/tmp; \
@@ -39,17 +49,30 @@ RUN set -eu; \
       cp --parents -L "$lib" /rootfs/; \
     done; \
     if ldd /build/rayjob-guard | grep -q 'not found'; then ldd /build/rayjob-guard; exit 1; fi; \
+    cp --parents /etc/debian_version /usr/lib/os-release /rootfs/; \
+    ln -s ../usr/lib/os-release /rootfs/etc/os-release; \
     echo 'nonroot:x:65532:65532:nonroot:/nonexistent:/sbin/nologin' > /rootfs/etc/passwd; \
     echo 'nonroot:x:65532:' > /rootfs/etc/group
+# The package metadata: status.d and the SBOM (declared here, VERSION and REVISION leave the
+# compile cached). Every other file of /rootfs must be a file of an installed package.
+ARG VERSION
+ARG REVISION
+RUN bash /src/scripts/image-sbom.sh --rootfs /rootfs --name rayjob-guard \
+      --version "${VERSION}" --revision "${REVISION}" --binary /usr/local/bin/rayjob-guard \
+      --ours /etc/passwd --ours /etc/group
 
 FROM scratch
-ARG VERSION=0.1.0
-ARG REVISION=unknown
+ARG VERSION
+ARG REVISION
+# base.name stays scratch: no layer of a Debian image is under this one, only files of its packages.
 LABEL org.opencontainers.image.title="rayjob-guard" \
       org.opencontainers.image.description="Validating admission webhook for KubeRay RayJobs: quota, reap TTLs, image contract" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}" \
-      org.opencontainers.image.base.name="scratch"
+      org.opencontainers.image.base.name="scratch" \
+      io.rayjob-guard.sbom="/usr/share/doc/rayjob-guard/sbom.spdx.json" \
+      io.rayjob-guard.sbom.format="SPDX-2.3+json" \
+      io.rayjob-guard.dpkg.status="/var/lib/dpkg/status.d"
 COPY --from=build /rootfs/ /
 USER 65532:65532
 EXPOSE 8443 8080

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds the webhook image from the repository's Dockerfile with podman (no Docker engine, no
-# registry: --pull=never over a debootstrap-made Debian base), then runs the image's binary:
-# `policy default`, and `serve` answering AdmissionReviews over TLS on loopback.
+# registry: --pull=never over a debootstrap-made Debian base), checks what scanners read in it
+# (the dpkg status.d of the Debian packages it ships, their md5sums against the image's files, and
+# the SPDX 2.3 SBOM, validated with spdx-tools' pyspdxtools and compared with the build stage's dpkg
+# database), then runs the image's binary: `policy default`, and `serve` answering
+# AdmissionReviews over TLS on loopback.
 #
 # usage: image_test.sh REPO_DIR WORK_DIR
 # env:   RJG_IMAGE_CMAKE_ARGS  extra CMake settings for the build stage (default none)
@@ -13,29 +16,57 @@ export CONTAINERS_CONF="$repo/containers.conf"
 base_repo="localhost/rayjob-guard/debian" base_tag="bookworm"
 base_image="$base_repo:$base_tag"
 image="localhost/rayjob-guard:ship-test"
+build_image="localhost/rayjob-guard:ship-test-build"   # the Dockerfile's build stage
 ctr="rjg-ship-test-$$"
+sbom_path=/usr/share/doc/rayjob-guard/sbom.spdx.json
 fail() { echo "FAIL: $*" >&2; exit 1; }
 command -v podman >/dev/null || fail "podman is not installed (apt-get install -y podman runc debootstrap)"
+command -v python3 >/dev/null || fail "python3 is not installed (it makes the venv of the SPDX validator)"
+# shellcheck source=test/peers/versions.env
+. "$here/../peers/versions.env"
+: "${SPDX_TOOLS_VERSION:?SPDX_TOOLS_VERSION is not set in test/peers/versions.env}"
 
 rm -rf "$work" && mkdir -p "$work"
 cleanup() {
-  podman rm -f -t 2 "$ctr" >/dev/null 2>&1 || true
+  podman rm -f -t 2 "$ctr" "$ctr-files" >/dev/null 2>&1 || true
 }
 trap cleanup EXIT
 
+echo "== SPDX validator: spdx-tools $SPDX_TOOLS_VERSION (PyPI, cached venv)"
+spdx_venv=$("$here/../peers/venv.sh" spdx-tools "spdx-tools==$SPDX_TOOLS_VERSION" | tail -n1) \
+  || fail "could not make the venv of spdx-tools==$SPDX_TOOLS_VERSION (pyspdxtools)"
+pyspdxtools="$spdx_venv/bin/pyspdxtools"
+[ -x "$pyspdxtools" ] || fail "pyspdxtools is not in $spdx_venv"
+echo "ok: $pyspdxtools"
+
+echo "== scripts/image-sbom.sh escapes JSON strings"
+tricky=$'quote" backslash\\ tab\t newline\n cr\r bell\a esc\033 del\177 caf\xc3\xa9 </script> \\u0041'
+"$repo/scripts/image-sbom.sh" --json-string "$tricky" > "$work/escaped.json"
+/usr/bin/python3 - "$work/escaped.json" "$tricky" <<'PY' || fail "image-sbom.sh --json-string does not round-trip through a JSON parser"
+import json, sys
+raw = open(sys.argv[1], "rb").read()
+got = json.loads(raw.decode("utf-8"))
+assert got == sys.argv[2], (got, sys.argv[2])
+print(f"ok: {len(sys.argv[2])} characters with quote, backslash and control characters round-trip")
+PY
+
 "$here/debian_base.sh" "$base_image"
 
+if podman image exists "$image"; then
+  echo "previous $image: $(podman image inspect --format '{{.Size}}' "$image") bytes"
+fi
 echo "== podman build (Dockerfile, --pull=never, base $base_image)"
+build_args=(--pull=never --layers
+  --build-arg BASE_REPO="$base_repo" --build-arg BASE_TAG="$base_tag" --build-arg BUILD_JOBS=2
+  --build-arg CMAKE_EXTRA_ARGS="${RJG_IMAGE_CMAKE_ARGS:-}"
+  --build-arg REVISION="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)")
 start=$(date +%s)
-if ! podman build --pull=never --layers \
-    --build-arg BASE_REPO="$base_repo" --build-arg BASE_TAG="$base_tag" --build-arg BUILD_JOBS=2 \
-    --build-arg CMAKE_EXTRA_ARGS="${RJG_IMAGE_CMAKE_ARGS:-}" \
-    --build-arg REVISION="$(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-    -t "$image" -f "$repo/Dockerfile" "$repo" > "$work/build.log" 2>&1; then
+if ! podman build "${build_args[@]}" -t "$image" -f "$repo/Dockerfile" "$repo" > "$work/build.log" 2>&1; then
   tail -n 40 "$work/build.log" >&2
   fail "podman build failed (log: $work/build.log)"
 fi
 echo "built $image in $(( $(date +%s) - start )) s"
+grep 'image-sbom.sh:' "$work/build.log" | tail -n1 || true
 
 size=$(podman image inspect --format '{{.Size}}' "$image")
 user=$(podman image inspect --format '{{.Config.User}}' "$image")
@@ -45,6 +76,176 @@ echo "image size: $size bytes ($(( size / 1024 / 1024 )) MiB), $layers layer(s),
 [ "$user" = "65532:65532" ] || fail "image user is '$user', want 65532:65532"
 [ "$title" = "rayjob-guard" ] || fail "OCI title label missing"
 [ "$size" -lt $((100 * 1024 * 1024)) ] || fail "runtime image is $size bytes; only the binary and its libraries belong there"
+
+echo "== what scanners read: status.d, md5sums, the SPDX SBOM"
+sbom_label=$(podman image inspect --format '{{index .Config.Labels "io.rayjob-guard.sbom"}}' "$image")
+version_label=$(podman image inspect --format '{{index .Config.Labels "org.opencontainers.image.version"}}' "$image")
+[ "$sbom_label" = "$sbom_path" ] || fail "label io.rayjob-guard.sbom is '$sbom_label', want $sbom_path"
+# The expected versions come from the build stage itself, where the runtime image's packages were
+# installed (the Debian base alone lacks libssl3): the image the build's first stage ended with,
+# the last "--> ID" before the second stage starts (a second `--target build` would recompile
+# whenever a source changed in between).
+stage_id=$(awk '/^\[2\/2\] STEP 1\//{ print id; exit } /^--> /{ id = $NF }' "$work/build.log")
+if [ -z "$stage_id" ] || ! podman image exists "$stage_id"; then
+  fail "no build-stage image in $work/build.log (the last '--> ID' before '[2/2] STEP 1/')"
+fi
+podman tag "$stage_id" "$build_image"
+podman run --rm "$build_image" dpkg-query -W -f '${Package}\t${Version}\t${Architecture}\t${Source}\n' libssl3 libstdc++6 \
+  > "$work/expected.tsv" || fail "dpkg-query in the build stage found no libssl3 or libstdc++6"
+distro="debian-$(podman run --rm "$build_image" sh -c '. /etc/os-release && echo "$VERSION_ID"')"
+echo "build stage $stage_id (tagged $build_image), $distro: $(tr "\t\n" "  " < "$work/expected.tsv")"
+podman create --name "$ctr-files" "$image" >/dev/null
+podman export -o "$work/image.tar" "$ctr-files"
+podman rm "$ctr-files" >/dev/null
+mkdir "$work/rootfs" && tar -C "$work/rootfs" -xf "$work/image.tar"
+sbom="$work/rootfs$sbom_path"
+[ -s "$sbom" ] || fail "the image has no SBOM at $sbom_path"
+"$pyspdxtools" --version SPDX-2.3 -i "$sbom" > "$work/spdx-validate.log" 2>&1 \
+  || { cat "$work/spdx-validate.log" >&2; fail "pyspdxtools: $sbom_path is not valid SPDX 2.3"; }
+echo "ok: pyspdxtools $SPDX_TOOLS_VERSION validates $sbom_path as SPDX 2.3"
+# The validator rejects a broken copy (a relationship to an element the document lacks), so the
+# pass above means something.
+/usr/bin/python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["relationships"].append({"spdxElementId": "SPDXRef-DOCUMENT", "relationshipType": "DESCRIBES", "relatedSpdxElement": "SPDXRef-Package-absent"}); json.dump(d, open(sys.argv[2], "w"))' \
+  "$sbom" "$work/sbom-broken.spdx.json"
+if "$pyspdxtools" --version SPDX-2.3 -i "$work/sbom-broken.spdx.json" > "$work/spdx-broken.log" 2>&1; then
+  fail "pyspdxtools accepted an SBOM with a dangling relationship; its verdict on the real one means nothing"
+fi
+echo "ok: pyspdxtools rejects a copy with a dangling relationship"
+/usr/bin/python3 - "$work/rootfs" "$sbom_path" "$work/expected.tsv" "$distro" "$version_label" <<'PY' \
+  || fail "the image's package metadata does not match its files or the build stage"
+import hashlib, json, os, re, sys, urllib.parse
+root, sbom_path, expected_tsv, distro, version = sys.argv[1:]
+OURS = {"usr/local/bin/rayjob-guard", "etc/passwd", "etc/group"}
+STATUS_D = "var/lib/dpkg/status.d"
+
+def stanza(text):
+    fields, key = {}, None
+    for line in text.splitlines():
+        if line[:1] in (" ", "\t") and key:
+            fields[key] += "\n" + line
+        elif line.strip():
+            key, _, value = line.partition(":")
+            fields[key] = value.strip()
+    return fields
+
+def md5(rel):
+    with open(os.path.join(root, rel), "rb") as f:
+        return hashlib.md5(f.read()).hexdigest()
+
+# status.d: one stanza and one md5sums per package.
+status, owned = {}, {}
+for entry in sorted(os.listdir(os.path.join(root, STATUS_D))):
+    path = os.path.join(root, STATUS_D, entry)
+    if entry.endswith(".md5sums"):
+        for line in open(path, encoding="utf-8").read().splitlines():
+            digest, rel = line[:32], line[34:]
+            assert re.fullmatch(r"[0-9a-f]{32}", digest) and line[32:34] == "  ", f"{entry}: bad line {line!r}"
+            assert rel not in owned, f"{rel} is listed by {owned.get(rel)} and {entry}"
+            owned[rel] = (entry[: -len(".md5sums")], digest)
+    else:
+        s = stanza(open(path, encoding="utf-8").read())
+        for key in ("Package", "Status", "Architecture", "Version", "Maintainer"):
+            assert s.get(key), f"status.d/{entry} has no {key}"
+        assert s["Package"] == entry, f"status.d/{entry} holds {s['Package']}"
+        assert s["Status"] == "install ok installed", f"{entry}: Status {s['Status']}"
+        assert "Conffiles" not in s, f"{entry}: Conffiles names files the image does not have"
+        status[entry] = s
+for pkg in status:
+    assert os.path.exists(os.path.join(root, STATUS_D, pkg + ".md5sums")), f"{pkg} has no md5sums"
+
+# (a) libssl3 and libstdc++6, at the build stage's versions.
+expected, expected_source = {}, {}
+for line in open(expected_tsv).read().splitlines():
+    name, ver, arch, source = line.split("\t")
+    expected[name], expected_source[name] = (ver, arch), source
+assert set(expected) == {"libssl3", "libstdc++6"}, expected
+for name, (ver, arch) in expected.items():
+    assert name in status, f"status.d has no {name}"
+    got = (status[name]["Version"], status[name]["Architecture"])
+    assert got == (ver, arch), f"status.d/{name}: {got}, the build stage has {(ver, arch)}"
+    print(f"ok: status.d/{name}: Version {ver}, Architecture {arch}, Source {status[name].get('Source', name)}")
+
+# (b) every file of the image is ours, metadata, or a package's file with dpkg's checksum.
+files = []
+for dirpath, dirnames, filenames in os.walk(root):
+    for fn in filenames:
+        full = os.path.join(dirpath, fn)
+        if os.path.isfile(full) and not os.path.islink(full):
+            files.append(os.path.relpath(full, root))
+libs = 0
+for rel in sorted(files):
+    if rel in OURS or rel.startswith(STATUS_D + "/") or rel == sbom_path.lstrip("/"):
+        continue
+    assert rel in owned, f"/{rel} is in the image but in no status.d md5sums"
+    pkg, digest = owned[rel]
+    assert pkg in status, f"/{rel}: {pkg}.md5sums has no status.d/{pkg} stanza"
+    assert md5(rel) == digest, f"/{rel}: MD5 {md5(rel)}, {pkg}.md5sums says {digest}"
+    if re.search(r"\.so(\.|$)", rel):
+        libs += 1
+for rel, (pkg, _) in owned.items():
+    assert rel in files, f"{pkg}.md5sums lists /{rel}, which the image does not have"
+assert libs >= 3, f"only {libs} shared libraries found"
+for rel, pkg in (("lib/x86_64-linux-gnu/libssl.so.3", "libssl3"), ("lib/x86_64-linux-gnu/libcrypto.so.3", "libssl3"),
+                 ("lib/x86_64-linux-gnu/libstdc++.so.6", "libstdc++6"), ("etc/debian_version", "base-files"),
+                 ("usr/lib/os-release", "base-files")):
+    assert owned.get(rel, ("?",))[0] == pkg, f"/{rel} is owned by {owned.get(rel, ('nobody',))[0]}, want {pkg}"
+osr = dict(l.split("=", 1) for l in open(os.path.join(root, "etc/os-release")).read().splitlines() if "=" in l)
+assert osr.get("ID") == "debian" and f"debian-{osr.get('VERSION_ID', '').strip(chr(34))}" == distro, osr
+print(f"ok: {len(owned)} files of {len(status)} packages ({libs} shared libraries) match their md5sums;"
+      f" every other file is ours ({', '.join(sorted(OURS))}) or metadata; /etc/os-release says {distro}")
+
+# (d) the SBOM: rayjob-guard, and exactly the status.d packages at their versions, with purls.
+doc = json.load(open(os.path.join(root, sbom_path.lstrip("/")), encoding="utf-8"))
+assert doc["spdxVersion"] == "SPDX-2.3" and doc["creationInfo"]["created"], doc["creationInfo"]
+by_name = {p["name"]: p for p in doc["packages"]}
+assert len(by_name) == len(doc["packages"]), "two SBOM packages share a name"
+assert set(by_name) == set(status) | {"rayjob-guard", "debian"}, sorted(set(by_name) ^ (set(status) | {"rayjob-guard", "debian"}))
+me, os_pkg = by_name["rayjob-guard"], by_name["debian"]
+debian_version = open(os.path.join(root, "etc/debian_version")).read().strip()
+assert os_pkg["primaryPackagePurpose"] == "OPERATING-SYSTEM" and os_pkg["versionInfo"] == debian_version, os_pkg
+assert os_pkg["SPDXID"].startswith("SPDXRef-OperatingSystem"), os_pkg["SPDXID"]  # how trivy tells the OS
+assert me["versionInfo"] == version, f"SBOM rayjob-guard {me['versionInfo']}, label {version}"
+with open(os.path.join(root, "usr/local/bin/rayjob-guard"), "rb") as f:
+    assert me["checksums"] == [{"algorithm": "SHA256", "checksumValue": hashlib.sha256(f.read()).hexdigest()}]
+
+def purl(name, ver, arch, source):
+    """The canonical purl (qualifiers sorted), with syft's upstream: the Source field, NAME@VERSION
+    when it names a version."""
+    q = lambda s: urllib.parse.quote(s, safe=":")
+    m = re.fullmatch(r"(\S+)\s*\((.+)\)", source)
+    upstream = f"{m.group(1)}@{m.group(2)}" if m else source
+    return (f"pkg:deb/debian/{q(name)}@{q(ver)}?arch={q(arch)}&distro={distro}"
+            + (f"&upstream={q(upstream)}" if upstream else ""))
+
+rel = {(r["spdxElementId"], r["relationshipType"], r["relatedSpdxElement"]) for r in doc["relationships"]}
+assert ("SPDXRef-DOCUMENT", "DESCRIBES", me["SPDXID"]) in rel
+assert (me["SPDXID"], "CONTAINS", os_pkg["SPDXID"]) in rel, "rayjob-guard does not CONTAIN the distribution"
+for name, s in status.items():
+    p = by_name[name]
+    want = purl(name, s["Version"], s["Architecture"], s.get("Source", ""))
+    refs = [r["referenceLocator"] for r in p.get("externalRefs", []) if r["referenceType"] == "purl"]
+    assert p["versionInfo"] == s["Version"], f"SBOM {name} {p['versionInfo']}, status.d {s['Version']}"
+    assert refs == [want], f"SBOM {name} purls {refs}, want {want}"
+    assert p["licenseConcluded"] == p["licenseDeclared"] == "NOASSERTION"
+    assert p["supplier"].startswith(("Person: ", "Organization: ")), p["supplier"]
+    assert (os_pkg["SPDXID"], "CONTAINS", p["SPDXID"]) in rel, f"the distribution does not CONTAIN {name}"
+    src = s.get("Source", name).split(" ")[0]
+    srcv = s["Source"].split("(")[1].rstrip(")") if "(" in s.get("Source", "") else s["Version"]
+    assert p["sourceInfo"] == f"built package from: {src} {srcv}", (name, p["sourceInfo"])
+for name, (ver, arch) in expected.items():
+    p = by_name[name]
+    assert p["versionInfo"] == ver and (me["SPDXID"], "DEPENDS_ON", p["SPDXID"]) in rel, name
+    want = purl(name, ver, arch, expected_source[name])  # all from the build stage's dpkg-query
+    assert p["externalRefs"][0]["referenceLocator"] == want, (p["externalRefs"], want)
+    print(f"ok: SBOM {name} {ver}, {p['externalRefs'][0]['referenceLocator']}, rayjob-guard DEPENDS_ON it")
+kinds = {}
+for _, k, _ in rel:
+    kinds[k] = kinds.get(k, 0) + 1
+size = os.path.getsize(os.path.join(root, sbom_path.lstrip("/")))
+meta = sum(os.path.getsize(os.path.join(root, STATUS_D, e)) for e in os.listdir(os.path.join(root, STATUS_D)))
+print(f"sbom: {len(doc['packages'])} packages (rayjob-guard {version}, debian {debian_version}, {len(status)} Debian packages), {size} bytes,"
+      f" relationships {dict(sorted(kinds.items()))}, created {doc['creationInfo']['created']}; status.d {meta} bytes")
+PY
 
 echo "== no shell in the runtime image"
 if podman run --rm --entrypoint /bin/sh "$image" -c true > /dev/null 2>&1; then
