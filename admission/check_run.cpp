@@ -91,10 +91,18 @@ Result<std::string> report(CheckFormat format, const std::vector<CheckedFile>& f
 
 }  // namespace
 
+std::vector<std::string_view> check_format_names() {
+  std::vector<std::string_view> names;
+  for (const NamedCheckFormat& f : kCheckFormats) {
+    names.push_back(f.name);
+  }
+  return names;
+}
+
 std::optional<CheckFormat> check_format(std::string_view name) {
-  for (std::size_t i = 0; i < kCheckFormatNames.size(); ++i) {
-    if (kCheckFormatNames[i] == name) {
-      return static_cast<CheckFormat>(i);
+  for (const NamedCheckFormat& f : kCheckFormats) {
+    if (f.name == name) {
+      return f.format;
     }
   }
   return std::nullopt;

@@ -18,11 +18,21 @@ namespace rjg::admission {
 
 enum class CheckFormat { kText, kJson, kYaml, kJunit, kSarif };
 
-// The names `check --output` takes, in the order its help lists them.
-inline constexpr std::array<std::string_view, 5> kCheckFormatNames = {"text", "json", "yaml",
-                                                                      "junit", "sarif"};
+// Each format `check --output` takes, with its name, in the order its help lists them.
+struct NamedCheckFormat {
+  std::string_view name;
+  CheckFormat format;
+};
+inline constexpr std::array<NamedCheckFormat, 5> kCheckFormats = {{{"text", CheckFormat::kText},
+                                                                   {"json", CheckFormat::kJson},
+                                                                   {"yaml", CheckFormat::kYaml},
+                                                                   {"junit", CheckFormat::kJunit},
+                                                                   {"sarif", CheckFormat::kSarif}}};
 
-// The format named `name` (one of kCheckFormatNames), or nullopt.
+// The names of kCheckFormats, in its order (for --output's choices).
+std::vector<std::string_view> check_format_names();
+
+// The format named `name` (one of kCheckFormats), or nullopt.
 std::optional<CheckFormat> check_format(std::string_view name);
 
 // Reads one input of `check`, named as given ("-" for stdin): its text, or why it cannot be

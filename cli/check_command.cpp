@@ -51,8 +51,7 @@ int run_check(const Args& args) {
       args, {{"--policy", "", true, flags::text(policy_path)},
              {"--namespace", "-n", true, flags::text(namespace_)},
              {"--output", "-o", true,
-              flags::one_of(output, {admission::kCheckFormatNames.begin(),
-                                     admission::kCheckFormatNames.end()})},
+              flags::one_of(output, admission::check_format_names())},
              {"--allow-empty", "", false, flags::on(request.allow_empty)},
              {"--fix", "", false, flags::on(request.fix)}});
   if (!parsed.ok()) {

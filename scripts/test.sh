@@ -23,12 +23,12 @@ scripts/install-deps.sh
 wait_background() {
   local pid=$1 log=$2 what=$3 rc=0
   wait "$pid" || rc=$?
-  tail -n 5 "$log"
   if [ "$rc" -ne 0 ]; then
     tail -n 60 "$log" >&2
     echo "test.sh: $what failed (exit $rc)" >&2
     exit "$rc"
   fi
+  tail -n 5 "$log"
   rm -f "$log"
 }
 

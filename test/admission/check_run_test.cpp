@@ -142,9 +142,15 @@ TEST(CheckRun, FixIsJudgedAgainAndIsAFixedPoint) {
 }
 
 TEST(CheckRun, Formats) {
-  for (std::size_t i = 0; i < kCheckFormatNames.size(); ++i) {
-    ASSERT_EQ(check_format(kCheckFormatNames[i]), static_cast<CheckFormat>(i));
+  for (const auto& [name, want] : {std::pair{"text", CheckFormat::kText},
+                                    std::pair{"json", CheckFormat::kJson},
+                                    std::pair{"yaml", CheckFormat::kYaml},
+                                    std::pair{"junit", CheckFormat::kJunit},
+                                    std::pair{"sarif", CheckFormat::kSarif}}) {
+    EXPECT_EQ(check_format(name), want) << name;
   }
+  EXPECT_EQ(check_format_names(),
+            (std::vector<std::string_view>{"text", "json", "yaml", "junit", "sarif"}));
   EXPECT_EQ(check_format("table"), std::nullopt);
   EXPECT_EQ(check_format("JSON"), std::nullopt);
 
