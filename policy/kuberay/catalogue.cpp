@@ -137,8 +137,20 @@ std::string version_text(KubeRayVersion v) {
   return std::to_string(v.major) + "." + std::to_string(v.minor);
 }
 
+std::string span_text(Span s) {
+  const auto minor = [](int m) { return version_text({1, m}); };
+  if (s.until == kOpen) {
+    return minor(s.from) + " or later";
+  }
+  if (s.until == s.from) {
+    return minor(s.from);
+  }
+  return minor(s.from) + (s.until == s.from + 1 ? " or " : " to ") + minor(s.until);
+}
+
 std::span<const OpRow> operator_checks() { return kOps; }
-bool runs(Op op, KubeRayVersion v) { return holds(row_of(kOps, op, &OpRow::key).span, v); }
+Span span_of(Op op) { return row_of(kOps, op, &OpRow::key).span; }
+bool runs(Op op, KubeRayVersion v) { return holds(span_of(op), v); }
 
 std::span<const FieldRow> fields() { return kFields; }
 const FieldRow& field_row(Field f) { return row_of(kFields, f, &FieldRow::field); }
@@ -155,9 +167,8 @@ bool writes_default(CrdDefault d, KubeRayVersion v) {
 }
 
 std::span<const BehaviorRow> behaviors() { return kBehaviors; }
-bool does(Behavior b, KubeRayVersion v) {
-  return holds(row_of(kBehaviors, b, &BehaviorRow::key).span, v);
-}
+Span span_of(Behavior b) { return row_of(kBehaviors, b, &BehaviorRow::key).span; }
+bool does(Behavior b, KubeRayVersion v) { return holds(span_of(b), v); }
 
 std::span<const SubmissionModeRow> submission_modes() { return kModes; }
 bool knows_submission_mode(std::string_view name, KubeRayVersion v) {

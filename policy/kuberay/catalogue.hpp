@@ -55,6 +55,8 @@ constexpr bool supported(KubeRayVersion v) { return v >= kOldest && v <= kNewest
 
 // "1.6": how messages write a version.
 std::string version_text(KubeRayVersion v);
+// How messages write a span: "1.5 or later", "1.3 or 1.4", "1.2 to 1.4", "1.5".
+std::string span_text(Span s);
 
 // Each check the operator runs after admission (or when it builds what the RayJob asks for).
 // docs/rules.md, kuberay-schema, is the summary.
@@ -99,6 +101,8 @@ using OpRow = FactRow<Op>;
 std::span<const OpRow> operator_checks();
 // Whether the operator of `v` runs check `op`.
 bool runs(Op op, KubeRayVersion v);
+// The versions whose operator runs `op`.
+Span span_of(Op op);
 
 // RayJob fields that exist only in some versions (the CRD at each tag).
 enum class Field {
@@ -170,6 +174,8 @@ using BehaviorRow = FactRow<Behavior>;
 std::span<const BehaviorRow> behaviors();
 // Whether the operator of `v` behaves as `b` says.
 bool does(Behavior b, KubeRayVersion v);
+// The versions whose operator behaves as `b` says.
+Span span_of(Behavior b);
 
 // spec.submissionMode values.
 struct SubmissionModeRow {

@@ -16,6 +16,11 @@ Status check_mode(const PolicyConfig& c, LifecycleMode mode, std::string_view ke
   const std::string vt = version_text(v);
   const std::string gate = c.kuberay.ray_job_deletion_policy_gate ? "on" : "off";
   const std::string k(key);
+  // Where each mode works, from the catalogue: the field (and gate) it needs, and for
+  // deletionRules the condition on jobDeploymentStatus that makes it leak-free.
+  const std::string rules = span_text(field_row(Field::kDeletionStrategy).span);
+  const std::string leak_free = span_text(span_of(Op::kDeploymentCondition));
+  const std::string leak_free_from = version_text({1, span_of(Op::kDeploymentCondition).from});
   switch (mode) {
     case LifecycleMode::kDeletionRules:
       // KubeRay 1.5's deletion rules match jobStatus only: a deployment that fails before the Ray
@@ -24,38 +29,40 @@ Status check_mode(const PolicyConfig& c, LifecycleMode mode, std::string_view ke
       // jobDeploymentStatus condition that closes it (measured: docs/lifecycle.md).
       if (!knows(Field::kDeletionStrategy, v) || !c.kuberay.ray_job_deletion_policy_gate) {
         return invalid_argument(
-            k + ": deletionRules needs KubeRay 1.5 or later with the "
+            k + ": deletionRules needs KubeRay " + rules + " with the "
             "RayJobDeletionPolicy feature gate on (kuberay.version is " +
-            vt + ", gate " + gate +
-            "), and from 1.6 on to be leak-free; use reaper (any version), or deletionRules with "
-            "KubeRay 1.6 or later");
+            vt + ", gate " + gate + "), and from " + leak_free_from +
+            " on to be leak-free; use reaper (any version), or deletionRules with KubeRay " +
+            leak_free);
       }
       if (!runs(Op::kDeploymentCondition, v)) {
         return invalid_argument(
-            k + ": deletionRules is refused on KubeRay 1.5: its deletion rules match "
+            k + ": deletionRules is refused on KubeRay " + vt + ": its deletion rules match "
             "jobStatus only, so a RayJob whose deployment fails before the Ray job ends "
             "(activeDeadlineSeconds passed while the head is pending, submission failed) is never "
-            "deleted and holds its quota forever; on 1.5 use lifecycle.mode reaper (rayjob-guard "
-            "reap deletes every terminal RayJob, failures after minFailedTTLSeconds) or "
-            "operatorDeletesRayJob (operator env DELETE_RAYJOB_CR_AFTER_JOB_FINISHES=true), or "
-            "upgrade to KubeRay 1.6 for deletionRules");
+            "deleted and holds its quota forever; on " + vt + " use lifecycle.mode reaper "
+            "(rayjob-guard reap deletes every terminal RayJob, failures after "
+            "minFailedTTLSeconds) or operatorDeletesRayJob (operator env "
+            "DELETE_RAYJOB_CR_AFTER_JOB_FINISHES=true), or upgrade to KubeRay " + leak_free_from +
+            " for deletionRules");
       }
       return {};
     case LifecycleMode::kDeletionPolicy:
       if (!knows(Field::kDeletionPolicy, v) || !c.kuberay.ray_job_deletion_policy_gate) {
+        const Span leaking{field_row(Field::kDeletionStrategy).span.from,
+                           span_of(Op::kDeploymentCondition).from - 1};
         return invalid_argument(
-            k + ": deletionPolicy needs KubeRay 1.3 or 1.4 with the "
-            "RayJobDeletionPolicy feature gate on (kuberay.version is " +
-            vt + ", gate " + gate +
-            "); use reaper (any version), or deletionRules from KubeRay 1.6 (on 1.5 it leaks "
-            "pre-start failures)");
+            k + ": deletionPolicy needs KubeRay " + span_text(field_row(Field::kDeletionPolicy).span) +
+            " with the RayJobDeletionPolicy feature gate on (kuberay.version is " + vt +
+            ", gate " + gate + "); use reaper (any version), or deletionRules from KubeRay " +
+            leak_free_from + " (on " + span_text(leaking) + " it leaks pre-start failures)");
       }
       return {};
     case LifecycleMode::kOperatorDeletesRayJob:
       if (!does(Behavior::kDeletesRayJobAfterFinish, v)) {
         return invalid_argument(
-            k + ": operatorDeletesRayJob needs KubeRay 1.2 or later (kuberay.version "
-            "is " +
+            k + ": operatorDeletesRayJob needs KubeRay " +
+            span_text(span_of(Behavior::kDeletesRayJobAfterFinish)) + " (kuberay.version is " +
             vt + "); use reaper");
       }
       return {};

@@ -158,6 +158,13 @@ TEST(KubeRayCatalogue, GateNamesAndVersionText) {
   EXPECT_EQ(feature_gate_names({1, 2}), "RayClusterStatusConditions");
   EXPECT_EQ(feature_gate_names({1, 4}), "RayClusterStatusConditions, RayJobDeletionPolicy");
   EXPECT_EQ(version_text({1, 6}), "1.6");
+  EXPECT_EQ(span_text({5}), "1.5 or later");
+  EXPECT_EQ(span_text({3, 4}), "1.3 or 1.4");
+  EXPECT_EQ(span_text({2, 4}), "1.2 to 1.4");
+  EXPECT_EQ(span_text({5, 5}), "1.5");
+  // The lifecycle-mode messages of validate() take their versions from these spans.
+  EXPECT_EQ(span_text(field_row(Field::kDeletionPolicy).span), "1.3 or 1.4");
+  EXPECT_EQ(span_text(span_of(Behavior::kDeletesRayJobAfterFinish)), "1.2 or later");
   KubeRayConfig k;
   k.version = {1, 7};
   EXPECT_FALSE(feature_gate_on(k, "RayClusterMTLS"));
