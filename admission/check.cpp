@@ -71,6 +71,7 @@ Result<std::vector<CheckedObject>> check_manifests(std::string_view text,
     request.namespace_ = checked.namespace_;
     request.is_rayjob = true;
     request.object = std::move(rj);
+    request.cluster_quotas = options.cluster_quotas;
     checked.verdict = policy::evaluate(request, policy.config);
     checked.source = std::move(object.doc);
     out.push_back(std::move(checked));

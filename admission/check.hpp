@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +13,7 @@
 #include "admission/json_reader.hpp"
 #include "admission/policy_file.hpp"
 #include "common/result.hpp"
+#include "policy/cluster_quota.hpp"
 #include "policy/verdict.hpp"
 
 namespace rjg::admission {
@@ -35,6 +37,9 @@ struct CheckOptions {
   // --namespace: used when an object has no metadata.namespace; an object whose namespace differs
   // is bad input, as kubectl says.
   std::optional<std::string> namespace_;
+  // The cluster's ResourceQuotas, for a policy with quota.source: cluster (`check` given a
+  // cluster); null: quota-fit judges by the policy's entries, as offline.
+  std::shared_ptr<const policy::ClusterQuotas> cluster_quotas;
 };
 
 // Checks every object of `text`. Returns kInvalidArgument for unreadable manifests (YAML errors

@@ -123,6 +123,56 @@ Status decode_containers(const Value& spec, std::string_view key, const Path& pa
   return {};
 }
 
+// Whether one pod affinity term (`term`, at `path`) reaches other namespaces: a non-empty
+// `namespaces` or any `namespaceSelector`, {} included (Kubernetes' crossNamespacePodAffinityTerm).
+// The list's items and the selector's content are not read: nothing else depends on them.
+Status read_cross_namespace_term(const Value& term, const Path& path, bool& out) {
+  RJG_RETURN_IF_ERROR(json::check_object(term, path));
+  RJG_ASSIGN_OR_RETURN(const Value* namespaces, json::read_array(term, "namespaces", path));
+  RJG_ASSIGN_OR_RETURN(const Value* selector, json::read_object(term, "namespaceSelector", path));
+  out = out || (namespaces != nullptr && !namespaces->Empty()) || selector != nullptr;
+  return {};
+}
+
+// spec.affinity: whether a podAffinity or podAntiAffinity term, required or preferred, reaches
+// other namespaces, which puts the pod in the CrossNamespacePodAffinity quota scope.
+Status decode_affinity(const Value& affinity, const Path& path, bool& cross_namespace) {
+  for (std::string_view kind : {"podAffinity", "podAntiAffinity"}) {
+    RJG_ASSIGN_OR_RETURN(const Value* a, json::read_object(affinity, kind, path));
+    if (a == nullptr) {
+      continue;
+    }
+    const Path ap = path.field(kind);
+    RJG_ASSIGN_OR_RETURN(
+        const Value* required,
+        json::read_array(*a, "requiredDuringSchedulingIgnoredDuringExecution", ap));
+    if (required != nullptr) {
+      const Path rp = ap.field("requiredDuringSchedulingIgnoredDuringExecution");
+      for (rapidjson::SizeType i = 0; i < required->Size(); ++i) {
+        RJG_RETURN_IF_ERROR(
+            read_cross_namespace_term((*required)[i], rp.index(i), cross_namespace));
+      }
+    }
+    RJG_ASSIGN_OR_RETURN(
+        const Value* preferred,
+        json::read_array(*a, "preferredDuringSchedulingIgnoredDuringExecution", ap));
+    if (preferred != nullptr) {
+      const Path pp = ap.field("preferredDuringSchedulingIgnoredDuringExecution");
+      for (rapidjson::SizeType i = 0; i < preferred->Size(); ++i) {
+        const Path ip = pp.index(i);
+        RJG_RETURN_IF_ERROR(json::check_object((*preferred)[i], ip));
+        RJG_ASSIGN_OR_RETURN(const Value* term,
+                             json::read_object((*preferred)[i], "podAffinityTerm", ip));
+        if (term != nullptr) {
+          RJG_RETURN_IF_ERROR(
+              read_cross_namespace_term(*term, ip.field("podAffinityTerm"), cross_namespace));
+        }
+      }
+    }
+  }
+  return {};
+}
+
 Status decode_pod_template(const Value& tmpl, const Path& path, policy::PodTemplate& out) {
   RJG_ASSIGN_OR_RETURN(const Value* spec, json::read_object(tmpl, "spec", path));
   if (spec == nullptr) {
@@ -132,6 +182,18 @@ Status decode_pod_template(const Value& tmpl, const Path& path, policy::PodTempl
   RJG_RETURN_IF_ERROR(decode_containers(*spec, "containers", sp, out.containers));
   RJG_RETURN_IF_ERROR(decode_containers(*spec, "initContainers", sp, out.init_containers));
   RJG_RETURN_IF_ERROR(json::read_string(*spec, "restartPolicy", sp, out.restart_policy));
+  // What the ResourceQuota scopes read (policy/cluster_quota.hpp); of spec.resources and
+  // spec.affinity only whether they say anything, not their content.
+  RJG_RETURN_IF_ERROR(
+      json::read_int64(*spec, "activeDeadlineSeconds", sp, out.active_deadline_seconds));
+  RJG_RETURN_IF_ERROR(json::read_string(*spec, "priorityClassName", sp, out.priority_class_name));
+  RJG_ASSIGN_OR_RETURN(const Value* pod_resources, json::read_object(*spec, "resources", sp));
+  out.pod_level_resources = pod_resources != nullptr && pod_resources->MemberCount() > 0;
+  RJG_ASSIGN_OR_RETURN(const Value* affinity, json::read_object(*spec, "affinity", sp));
+  if (affinity != nullptr) {
+    RJG_RETURN_IF_ERROR(
+        decode_affinity(*affinity, sp.field("affinity"), out.cross_namespace_pod_affinity));
+  }
   RJG_ASSIGN_OR_RETURN(const Value* volumes, json::read_array(*spec, "volumes", sp));
   if (volumes != nullptr) {
     const Path vp = sp.field("volumes");

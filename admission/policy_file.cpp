@@ -391,7 +391,21 @@ Status decode_kueue(const Value& k, const Path& path, policy::KueueConfig& out) 
 }
 
 Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) {
-  RJG_RETURN_IF_ERROR(only_keys(q, path, {"unknownNamespace", "default", "namespaces"}));
+  RJG_RETURN_IF_ERROR(only_keys(q, path, {"source", "unknownNamespace", "default", "namespaces"}));
+  std::optional<std::string> source;
+  RJG_RETURN_IF_ERROR(json::read_string(q, "source", path, source));
+  if (source) {
+    if (*source == "policy") {
+      out.source = policy::QuotaConfig::Source::kPolicy;
+    } else if (*source == "cluster") {
+      out.source = policy::QuotaConfig::Source::kCluster;
+    } else {
+      return at(path.field("source"),
+                "expected policy or cluster, got \"" + *source +
+                    "\" (policy: quota.namespaces and quota.default; cluster: the namespace's "
+                    "ResourceQuota objects)");
+    }
+  }
   std::optional<std::string> unknown;
   RJG_RETURN_IF_ERROR(json::read_string(q, "unknownNamespace", path, unknown));
   if (unknown) {
@@ -591,6 +605,10 @@ std::string canonical_form(const policy::PolicyConfig& c) {
     str(e.reason);
   }
   o << "\nimages.requireDigest=" << c.images.require_digest << '\n';
+  // quota.source only when it is cluster, so every policy without it keeps its hash.
+  if (c.quota.source == policy::QuotaConfig::Source::kCluster) {
+    o << "quota.source=cluster\n";
+  }
   o << "quota.unknownNamespace="
     << (c.quota.unknown_namespace == policy::QuotaConfig::UnknownNamespace::kDeny ? "deny"
                                                                                   : "useDefault")

@@ -8,12 +8,14 @@
 
 namespace rjg::admission {
 
-Result<ReviewResult> review(std::string_view request_body, const LoadedPolicy& policy) {
+Result<ReviewResult> review(std::string_view request_body, const LoadedPolicy& policy,
+                            std::shared_ptr<const policy::ClusterQuotas> cluster_quotas) {
   Result<DecodedReview> decoded = decode_review(request_body);
   if (!decoded.ok()) {
     return decoded.error();
   }
   DecodedReview& d = decoded.value();
+  d.request.cluster_quotas = std::move(cluster_quotas);
   const policy::Verdict verdict = policy::evaluate(d.request, policy.config);
 
   ReviewResult result;

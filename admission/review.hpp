@@ -4,11 +4,13 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "admission/policy_file.hpp"
+#include "policy/cluster_quota.hpp"
 #include "common/result.hpp"
 
 namespace rjg::admission {
@@ -34,7 +36,10 @@ struct ReviewResult {
 
 // Returns the response for `request_body`, or kInvalidArgument (not JSON, not an
 // admission.k8s.io/v1 AdmissionReview, no request.uid, a wrong field type; the message names the
-// JSON path) / kUnsupported (e.g. admission.k8s.io/v1beta1). Safe to call concurrently.
-Result<ReviewResult> review(std::string_view request_body, const LoadedPolicy& policy);
+// JSON path) / kUnsupported (e.g. admission.k8s.io/v1beta1). `cluster_quotas`, when not null, is
+// the cluster's ResourceQuotas for a policy with quota.source: cluster (quota-fit reads them).
+// Safe to call concurrently.
+Result<ReviewResult> review(std::string_view request_body, const LoadedPolicy& policy,
+                            std::shared_ptr<const policy::ClusterQuotas> cluster_quotas = nullptr);
 
 }  // namespace rjg::admission

@@ -51,9 +51,9 @@ bool contains(const Findings& findings, const Finding& f) {
 }  // namespace
 
 Findings run_rules(const RayJob& job, const std::string& namespace_, const PolicyConfig& policy,
-                   const RayJob* previous) {
+                   const RayJob* previous, const ClusterQuotas* cluster_quotas) {
   Findings out;
-  const RuleContext ctx{job, namespace_, policy, previous};
+  const RuleContext ctx{job, namespace_, policy, previous, cluster_quotas};
   for (RuleId id : kAllRules) {
     if (policy.action(id) == RuleAction::kOff) {
       continue;
@@ -84,7 +84,9 @@ Verdict evaluate(const AdmissionRequest& request, const PolicyConfig& policy) {
   const RayJob* previous = request.operation == Operation::kUpdate && request.old_object
                                ? &*request.old_object
                                : nullptr;
-  const Findings now = run_rules(*request.object, request.namespace_, policy, previous);
+  const ClusterQuotas* cluster_quotas = request.cluster_quotas.get();
+  const Findings now =
+      run_rules(*request.object, request.namespace_, policy, previous, cluster_quotas);
 
   // Ratcheting: only the old object's findings matter, so they are computed lazily and only on
   // UPDATE. An UPDATE without an old object (malformed review) is judged as a CREATE: never guess
@@ -96,7 +98,7 @@ Verdict evaluate(const AdmissionRequest& request, const PolicyConfig& policy) {
       return false;
     }
     if (!have_before) {
-      before = run_rules(*request.old_object, request.namespace_, policy);
+      before = run_rules(*request.old_object, request.namespace_, policy, nullptr, cluster_quotas);
       have_before = true;
     }
     return contains(before, f);

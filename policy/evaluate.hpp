@@ -4,6 +4,7 @@
 #pragma once
 
 #include "policy/admission_request.hpp"
+#include "policy/cluster_quota.hpp"
 #include "policy/policy_config.hpp"
 #include "policy/rayjob.hpp"
 #include "policy/verdict.hpp"
@@ -14,10 +15,12 @@ namespace rjg::policy {
 // findings in deterministic order (kAllRules order, then the order each rule reports them).
 // Each finding's `kind` is as the rule reported it and its `rule` is the rule that ran; actions
 // are applied by evaluate(). `previous` is the stored object on UPDATE (null otherwise): the
-// rules that judge a change (kueue-webhook's queue label) read it. Reads only its arguments and
-// keeps no reference to them.
+// rules that judge a change (kueue-webhook's queue label) read it. `cluster_quotas` is the
+// cluster's ResourceQuotas (quota-fit with quota.source cluster), null when no cluster is read.
+// Reads only its arguments and keeps no reference to them.
 Findings run_rules(const RayJob& job, const std::string& namespace_, const PolicyConfig& policy,
-                   const RayJob* previous = nullptr);
+                   const RayJob* previous = nullptr,
+                   const ClusterQuotas* cluster_quotas = nullptr);
 
 // Returns the verdict for `request`:
 // - not a RayJob, or an operation other than CREATE/UPDATE, or no object: allowed, no findings;
@@ -29,6 +32,7 @@ Findings run_rules(const RayJob& job, const std::string& namespace_, const Polic
 //   judged anew. An UPDATE without an old object is judged as a CREATE (nothing is assumed to
 //   have been there before).
 // Advisories are warnings under every action but kOff. Verdict.allowed is denials.empty().
+// Both objects are judged against the same request.cluster_quotas.
 Verdict evaluate(const AdmissionRequest& request, const PolicyConfig& policy);
 
 }  // namespace rjg::policy

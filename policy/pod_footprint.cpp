@@ -342,6 +342,7 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
     head.kind = FootprintPart::Kind::kHead;
     head.pods = 1;
     head.counted_pods = 1;
+    head.pod_template = &rc.head.pod_template;
     PodBuilder pod;
     add_template(pod, rc.head.pod_template, "spec.rayClusterSpec.headGroupSpec.template.spec", -1,
                  fp.errors);
@@ -366,6 +367,7 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
       const std::int64_t hosts = std::max<std::int64_t>(0, g.num_of_hosts.value_or(1));
       part.pods = saturating_mul(worker_replicas(g, autoscaling), hosts);
       part.counted_pods = part.pods;
+      part.pod_template = &g.pod_template;
       PodBuilder wpod;
       add_template(wpod, g.pod_template, {}, static_cast<int>(i), fp.errors);
       part.per_pod = std::move(wpod).effective();
@@ -385,6 +387,7 @@ PodFootprint compute_pod_footprint(const RayJob& job) {
     sub.counted_pods = retries == std::numeric_limits<std::int64_t>::max() ? retries : retries + 1;
     if (spec.submitter_pod_template) {
       sub.submitter_template = true;
+      sub.pod_template = &*spec.submitter_pod_template;
       if (spec.submitter_pod_template->restart_policy.value_or("Never") == "OnFailure") {
         sub.counted_pods = 1;
       }

@@ -48,6 +48,9 @@ struct FootprintPart {
   std::string_view group_name;
   // kSubmitter: the pod comes from spec.submitterPodTemplate (else KubeRay's default submitter).
   bool submitter_template = false;
+  // The template the pods are made from, pointing into the RayJob; null for KubeRay's default
+  // submitter, which has no template in the RayJob.
+  const PodTemplate* pod_template = nullptr;
   // Pods that may run at the same time (saturating).
   std::int64_t pods = 0;
   // Pods the part may leave in `count/pods` (terminal ones included): for the K8sJobMode

@@ -95,6 +95,13 @@ struct ImagesConfig {
 using QuotaLimits = std::map<std::string, Quantity>;
 
 struct QuotaConfig {
+  // quota.source: where a namespace's quota comes from.
+  enum class Source {
+    kPolicy,   // "policy": `namespaces` and `default` below
+    kCluster,  // "cluster": the namespace's ResourceQuota objects, when the request carries them
+               // (AdmissionRequest::cluster_quotas); a `namespaces` entry still overrides them
+  };
+  Source source = Source::kPolicy;  // quota.source
   enum class UnknownNamespace {
     kDeny,        // "deny": a namespace with no entry is refused by quota-fit
     kUseDefault,  // "useDefault": it is checked against `default`

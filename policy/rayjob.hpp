@@ -47,6 +47,14 @@ struct PodTemplate {
   std::vector<Container> init_containers;
   std::optional<std::string> restart_policy;  // spec.restartPolicy
   std::vector<std::string> volume_names{};    // spec.volumes[].name
+  // What the ResourceQuota scopes read of the pods (policy/cluster_quota.hpp).
+  std::optional<std::int64_t> active_deadline_seconds{};  // spec.activeDeadlineSeconds
+  std::optional<std::string> priority_class_name{};       // spec.priorityClassName
+  bool pod_level_resources = false;  // spec.resources present and not empty
+  // Some term of spec.affinity.podAffinity or podAntiAffinity (required or preferred) has a
+  // non-empty `namespaces` or a `namespaceSelector` (even {}): Kubernetes'
+  // usesCrossNamespacePodAffinity. The terms themselves are not kept.
+  bool cross_namespace_pod_affinity = false;
 };
 
 struct AutoscalerOptions {

@@ -1,11 +1,27 @@
 // quota-fit: the RayJob's worst-case pod footprint fits its namespace's quota, for every quota
-// key the policy names, so that no pod of it is refused after the RayJob was admitted.
+// key the quota names, so that no pod of it is refused after the RayJob was admitted.
+//
+// Where the namespace's quota comes from (docs/policy.md, quota.source):
+// - an entry in quota.namespaces: that entry only, whatever the source (with `cluster` it
+//   overrides the cluster's objects, and it is what `check` uses offline);
+// - else, with quota.source cluster and the cluster's ResourceQuotas at hand
+//   (RuleContext::cluster_quotas) holding some for the namespace: every one of them, each on its
+//   own as the apiserver enforces them, each counting only the footprint parts (head, each worker
+//   group, submitter) whose pods its scopes cover (cluster_quota.hpp: Terminating and
+//   NotTerminating by the template's activeDeadlineSeconds, BestEffort and NotBestEffort by the
+//   pod's cpu and memory requests and limits, PriorityClass by priorityClassName,
+//   CrossNamespacePodAffinity by the template's pod affinity terms; what the model cannot tell,
+//   such as the QoS of a pod with pod-level resources, counts the part);
+// - else quota.unknownNamespace: deny, or quota.default. With source cluster but no cluster read
+//   (cluster_quotas null), the source is the policy.
+// A Kueue RayJob is also checked against kueue.localQueues, whatever the source.
 #include <algorithm>
 #include <array>
 #include <string_view>
 #include <string>
 #include <vector>
 
+#include "policy/cluster_quota.hpp"
 #include "policy/kueue.hpp"
 #include "policy/pod_footprint.hpp"
 #include "policy/rules/rules.hpp"
@@ -104,24 +120,32 @@ std::string describe(const FootprintPart& p, const std::string& canonical, const
          PodFootprint::per_pod_amount(p, canonical).to_string() + " = " + amount.to_string();
 }
 
-// One finding per key of `limits` that the worst-case footprint `fp` exceeds: `source` names the
-// limits, `consequence` says what happens to such a RayJob.
-void check_against(const PodFootprint& fp, const QuotaLimits& limits, const std::string& source,
+// One finding per key of `limits` that the worst case of footprint `fp` exceeds: `source` names
+// the limits, `consequence` says what happens to such a RayJob. `covered`, when not null, says
+// which of fp.parts the limits count (a scoped ResourceQuota's); null: all of them.
+void check_against(const PodFootprint& fp, const std::vector<bool>* covered,
+                   const QuotaLimits& limits, const std::string& source,
                    std::string_view consequence, Findings& out) {
+  auto counts = [covered](std::size_t i) { return covered == nullptr || (*covered)[i]; };
   for (const auto& [key, limit] : limits) {
     if (!is_supported_quota_key(key)) {
       continue;
     }
-    const Quantity need = fp.amount(key);
+    Quantity need;
+    for (std::size_t i = 0; i < fp.parts.size(); ++i) {
+      if (counts(i)) {
+        need += PodFootprint::part_amount(fp.parts[i], key);
+      }
+    }
     if (need <= limit) {
       continue;
     }
     const std::string canonical = canonical_quota_key(key);
     std::vector<std::pair<Quantity, const FootprintPart*>> contributors;
-    for (const FootprintPart& p : fp.parts) {
-      const Quantity a = PodFootprint::part_amount(p, key);
+    for (std::size_t i = 0; i < fp.parts.size(); ++i) {
+      const Quantity a = counts(i) ? PodFootprint::part_amount(fp.parts[i], key) : Quantity();
       if (a > Quantity()) {
-        contributors.emplace_back(a, &p);
+        contributors.emplace_back(a, &fp.parts[i]);
       }
     }
     std::stable_sort(contributors.begin(), contributors.end(),
@@ -167,19 +191,71 @@ void check_against(const PodFootprint& fp, const QuotaLimits& limits, const std:
   }
 }
 
+// What the ResourceQuota scopes read of part `p`'s pods (cluster_quota.hpp).
+PodScopeFacts scope_facts(const FootprintPart& p) {
+  PodScopeFacts facts;
+  // Null for KubeRay's default submitter: no deadline, no class, no affinity.
+  const PodTemplate* t = p.pod_template;
+  if (t != nullptr) {
+    facts.terminating = t->active_deadline_seconds && *t->active_deadline_seconds >= 0;
+    facts.priority_class = t->priority_class_name ? std::string_view(*t->priority_class_name)
+                                                  : std::string_view();
+    facts.cross_namespace_pod_affinity = t->cross_namespace_pod_affinity;
+  }
+  // Kubernetes' QoS class reads cpu and memory above zero in any container; the per-pod totals
+  // hold exactly those that parse and are not negative (a pod with others is refused anyway).
+  bool any = false;
+  for (const FlatMap<Quantity>* list : {&p.per_pod.requests, &p.per_pod.limits}) {
+    for (const char* resource : {"cpu", "memory"}) {
+      const auto it = list->find(resource);
+      any = any || (it != list->end() && it->second > Quantity());
+    }
+  }
+  facts.qos = t != nullptr && t->pod_level_resources
+                  ? PodScopeFacts::Qos::kUnknown  // pod-level resources decide it: not modelled
+              : any ? PodScopeFacts::Qos::kNotBestEffort
+                    : PodScopeFacts::Qos::kBestEffort;
+  return facts;
+}
+
+// The cluster's ResourceQuotas of namespace `ns`, or null when it has none.
+const std::vector<ResourceQuotaSpec>* cluster_quotas_of(const ClusterQuotas& cluster,
+                                                        const std::string& ns) {
+  const auto it = cluster.namespaces.find(ns);
+  return it == cluster.namespaces.end() || it->second.empty() ? nullptr : &it->second;
+}
+
 }  // namespace
 
 void check_quota_fit(const RuleContext& ctx, Findings& out) {
   const std::string& ns = ctx.namespace_.empty() ? ctx.job.metadata.namespace_ : ctx.namespace_;
   const QuotaConfig& quota = ctx.policy.quota;
+  // With quota.source cluster and no cluster read (check offline), the policy decides alone.
+  const bool from_cluster =
+      quota.source == QuotaConfig::Source::kCluster && ctx.cluster_quotas != nullptr;
   const QuotaLimits* limits = nullptr;
+  const std::vector<ResourceQuotaSpec>* cluster = nullptr;
   std::string source;
   if (auto it = quota.namespaces.find(ns); it != quota.namespaces.end()) {
     limits = &it->second;
     source = "namespace \"" + ns + "\" quota";
+  } else if (from_cluster && (cluster = cluster_quotas_of(*ctx.cluster_quotas, ns)) != nullptr) {
+    // Judged below, one ResourceQuota at a time.
   } else if (quota.unknown_namespace == QuotaConfig::UnknownNamespace::kUseDefault) {
     limits = &quota.default_limits;
-    source = "default quota (namespace \"" + ns + "\" has no entry)";
+    source = from_cluster ? "default quota (namespace \"" + ns +
+                                "\" has no ResourceQuota in the cluster and no entry)"
+                          : "default quota (namespace \"" + ns + "\" has no entry)";
+  } else if (from_cluster) {
+    out.push_back(
+        {RuleId::kQuotaFit, Finding::Kind::kViolation, "metadata.namespace",
+         "namespace \"" + ns +
+             "\" has no ResourceQuota in the cluster and no entry in the policy's "
+             "quota.namespaces, and quota.unknownNamespace is deny, so the RayJob's footprint "
+             "cannot be checked; create the RayJob in a tenant namespace that has a quota, or ask "
+             "the platform team to add one",
+         {}});
+    return;
   } else {
     out.push_back(
         {RuleId::kQuotaFit, Finding::Kind::kViolation, "metadata.namespace",
@@ -192,8 +268,30 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
     return;
   }
 
+  constexpr std::string_view kRefused = "so pods would be refused after the RayJob is admitted";
   const PodFootprint fp = compute_pod_footprint(ctx.job);
-  check_against(fp, *limits, source, "so pods would be refused after the RayJob is admitted", out);
+  if (cluster != nullptr) {
+    // The apiserver checks a pod against every ResourceQuota of its namespace that covers it,
+    // each on its own: the footprint must fit each one.
+    std::vector<PodScopeFacts> facts;
+    facts.reserve(fp.parts.size());
+    for (const FootprintPart& p : fp.parts) {
+      facts.push_back(scope_facts(p));
+    }
+    std::vector<bool> covered(fp.parts.size());
+    for (const ResourceQuotaSpec& rq : *cluster) {
+      for (std::size_t i = 0; i < fp.parts.size(); ++i) {
+        covered[i] = quota_covers(rq, facts[i]);
+      }
+      const std::string scopes = scope_text(rq);
+      check_against(fp, &covered, rq.hard,
+                    "ResourceQuota \"" + ns + "/" + rq.name + "\"" +
+                        (scopes.empty() ? "" : " (scopes " + scopes + ")"),
+                    kRefused, out);
+    }
+  } else {
+    check_against(fp, nullptr, *limits, source, kRefused, out);
+  }
 
   // A Kueue RayJob also waits for its ClusterQueue: larger than all the queue can ever grant, it
   // would stay suspended forever. What is merely not free now is Kueue's to queue, not refused.
@@ -207,7 +305,8 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
   const std::string queue = ns + "/" + std::string(local_queue);
   if (const auto it = ctx.policy.kueue.local_queues.find(queue);
       it != ctx.policy.kueue.local_queues.end()) {
-    check_against(fp, it->second, "ClusterQueue quota of LocalQueue \"" + queue + "\" (kueue.localQueues)",
+    check_against(fp, nullptr, it->second,
+                  "ClusterQueue quota of LocalQueue \"" + queue + "\" (kueue.localQueues)",
                   "so Kueue would never admit it: it would stay suspended in the queue", out);
   }
 }

@@ -255,6 +255,81 @@ TEST(DecodeRayJob, StoredMapsInAnyKeyOrder) {
   }
 }
 
+// What the ResourceQuota scopes read of each pod template: activeDeadlineSeconds,
+// priorityClassName, whether pod-level resources are set, and whether a pod (anti-)affinity term
+// reaches other namespaces (namespaces non-empty, or any namespaceSelector, {} included).
+TEST(DecodeRayJob, MapsWhatTheQuotaScopesRead) {
+  auto doc = json::parse(R"({"spec":{
+    "submitterPodTemplate":{"spec":{"activeDeadlineSeconds":600,"priorityClassName":"batch",
+      "affinity":{"podAntiAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[
+        {"weight":1,"podAffinityTerm":{"topologyKey":"k","namespaceSelector":{}}}]}}}},
+    "rayClusterSpec":{
+      "headGroupSpec":{"template":{"spec":{"priorityClassName":"high",
+        "resources":{"limits":{"cpu":"4"}},"affinity":{"nodeAffinity":{},"podAffinity":{
+          "requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"k","namespaces":[]}],
+          "preferredDuringSchedulingIgnoredDuringExecution":[
+          {"weight":1,"podAffinityTerm":{"topologyKey":"k","namespaceSelector":null}}]}}}}},
+      "workerGroupSpecs":[
+        {"groupName":"a","template":{"spec":{"resources":{},"affinity":{"podAffinity":{
+          "requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"k"},
+            {"topologyKey":"k","namespaces":["other"]}]}}}}},
+        {"groupName":"b","template":{"spec":{"activeDeadlineSeconds":null}}}]}}})");
+  ASSERT_TRUE(doc.ok()) << doc.error().message;
+  Result<policy::RayJob> r = decode_rayjob(doc.value(), json::Path(""));
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const policy::PodTemplate& submitter = *r.value().spec.submitter_pod_template;
+  EXPECT_EQ(submitter.active_deadline_seconds, 600);
+  EXPECT_EQ(submitter.priority_class_name, "batch");
+  EXPECT_FALSE(submitter.pod_level_resources);
+  EXPECT_TRUE(submitter.cross_namespace_pod_affinity);  // a namespaceSelector, even {}
+  const policy::RayClusterSpec& rc = *r.value().spec.ray_cluster_spec;
+  const policy::PodTemplate& head = rc.head.pod_template;
+  EXPECT_FALSE(head.active_deadline_seconds.has_value());
+  EXPECT_EQ(head.priority_class_name, "high");
+  EXPECT_TRUE(head.pod_level_resources);
+  EXPECT_FALSE(head.cross_namespace_pod_affinity);  // namespaces [] and namespaceSelector null
+  const policy::PodTemplate& a = rc.worker_groups.at(0).pod_template;
+  EXPECT_FALSE(a.priority_class_name.has_value());
+  EXPECT_FALSE(a.pod_level_resources);  // resources {}
+  EXPECT_TRUE(a.cross_namespace_pod_affinity);  // the second term names a namespace
+  const policy::PodTemplate& b = rc.worker_groups.at(1).pod_template;
+  EXPECT_FALSE(b.active_deadline_seconds.has_value());
+  EXPECT_FALSE(b.cross_namespace_pod_affinity);
+}
+
+TEST(DecodeRayJob, QuotaScopeFieldTypes) {
+  const std::string t = "request.object.spec.submitterPodTemplate.spec";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"({"activeDeadlineSeconds":"600"})",
+       t + ".activeDeadlineSeconds: expected an integer, got string"},
+      {R"({"activeDeadlineSeconds":1.5})", t + ".activeDeadlineSeconds: expected an integer"},
+      {R"({"priorityClassName":1})", t + ".priorityClassName: expected a string, got number"},
+      {R"({"resources":[]})", t + ".resources: expected an object, got array"},
+      {R"({"affinity":[]})", t + ".affinity: expected an object, got array"},
+      {R"({"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{}}}})",
+       t + ".affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution: expected an "
+           "array, got object"},
+      {R"({"affinity":{"podAntiAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[
+          {"namespaces":"other"}]}}})",
+       t + ".affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[0]."
+           "namespaces: expected an array, got string"},
+      {R"({"affinity":{"podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[
+          {"podAffinityTerm":{"namespaceSelector":"all"}}]}}})",
+       t + ".affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]."
+           "podAffinityTerm.namespaceSelector: expected an object, got string"},
+      {R"({"affinity":{"podAffinity":{"preferredDuringSchedulingIgnoredDuringExecution":[7]}}})",
+       t + ".affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0]: expected an "
+           "object, got number"},
+  };
+  for (const auto& [spec, message] : cases) {
+    auto doc = json::parse(R"({"spec":{"submitterPodTemplate":{"spec":)" + spec + "}}}");
+    ASSERT_TRUE(doc.ok()) << spec;
+    Result<policy::RayJob> r = decode_rayjob(doc.value(), json::Path("request.object"));
+    ASSERT_FALSE(r.ok()) << spec;
+    EXPECT_EQ(r.error().message.rfind(message, 0), 0u) << r.error().message;
+  }
+}
+
 TEST(DecodeRayJob, NotAnObject) {
   auto doc = json::parse("[]");
   ASSERT_TRUE(doc.ok());

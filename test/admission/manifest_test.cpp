@@ -183,13 +183,13 @@ TEST(Check, NamespaceResolution) {
   auto own = check_manifests(with_ns, {}, p.value());
   ASSERT_TRUE(own.ok());
   EXPECT_EQ(own.value()[0].namespace_, "x");
-  auto flag = check_manifests(without, CheckOptions{"tenant-a"}, p.value());
+  auto flag = check_manifests(without, CheckOptions{"tenant-a", nullptr}, p.value());
   ASSERT_TRUE(flag.ok());
   EXPECT_EQ(flag.value()[0].namespace_, "tenant-a");
   auto dflt = check_manifests(without, {}, p.value());
   ASSERT_TRUE(dflt.ok());
   EXPECT_EQ(dflt.value()[0].namespace_, "default");
-  auto conflict = check_manifests(with_ns, CheckOptions{"tenant-a"}, p.value());
+  auto conflict = check_manifests(with_ns, CheckOptions{"tenant-a", nullptr}, p.value());
   ASSERT_FALSE(conflict.ok());
   EXPECT_EQ(conflict.error().code, ErrorCode::kInvalidArgument);
   EXPECT_NE(conflict.error().message.find("does not match the namespace"), std::string::npos);

@@ -38,6 +38,7 @@ TEST(PolicyFile, DefaultDecodesToTheDocumentedValues) {
   EXPECT_EQ(c.images.boto3_min, "1.35.0");
   ASSERT_EQ(c.images.deny.size(), 1u);
   EXPECT_EQ(c.images.deny[0].pattern, "rayproject/ray:2.4[13]*");
+  EXPECT_EQ(c.quota.source, policy::QuotaConfig::Source::kPolicy);
   EXPECT_EQ(c.quota.unknown_namespace, policy::QuotaConfig::UnknownNamespace::kDeny);
   EXPECT_EQ(c.quota.default_limits.at("pods"), policy::Quantity::from_units(20));
   EXPECT_EQ(c.quota.namespaces.at("tenant-a").at("requests.memory"),
@@ -119,6 +120,13 @@ INSTANTIATE_TEST_SUITE_P(
             "quota.namespaces.t.requests.memory: expected a quantity"},
         Bad{"quota: {unknownNamespace: allow}\n", ErrorCode::kInvalidArgument,
             "quota.unknownNamespace: expected deny or useDefault"},
+        Bad{"quota: {source: live}\n", ErrorCode::kInvalidArgument,
+            "quota.source: expected policy or cluster, got \"live\" (policy: quota.namespaces "
+            "and quota.default; cluster: the namespace's ResourceQuota objects)"},
+        Bad{"quota: {source: Cluster}\n", ErrorCode::kInvalidArgument,
+            "quota.source: expected policy or cluster, got \"Cluster\""},
+        Bad{"quota: {source: [cluster]}\n", ErrorCode::kInvalidArgument,
+            "quota.source: expected a string, got array"},
         Bad{"rules: {no-such-rule: warn}\n", ErrorCode::kInvalidArgument,
             "rules.no-such-rule: unknown rule id"},
         Bad{"rules: {quota-fit: loud}\n", ErrorCode::kInvalidArgument,
@@ -323,6 +331,31 @@ TEST(PolicyFile, KueueLocalQueuesDecodeAndChangeTheHash) {
   EXPECT_EQ(q.at("team-a/batch").at("requests.cpu").to_string(), "32");
   EXPECT_EQ(q.at("team-a/batch").at("requests.nvidia.com/gpu").to_string(), "4");
   EXPECT_NE(plain.value().hash, queues.value().hash);
+}
+
+TEST(PolicyFile, QuotaSourceDecodesAndNamesItInTheHashOnlyWhenCluster) {
+  // A policy without the key keeps the hash it had before the key existed.
+  Result<LoadedPolicy> plain =
+      decode_policy(std::string(kHeader) + "quota: {unknownNamespace: deny}\n");
+  Result<LoadedPolicy> policy = decode_policy(
+      std::string(kHeader) + "quota: {source: policy, unknownNamespace: deny}\n");
+  Result<LoadedPolicy> cluster = decode_policy(
+      std::string(kHeader) + "quota:\n  source: cluster\n  unknownNamespace: useDefault\n"
+                             "  namespaces: {tenant-a: {pods: 10}}\n");
+  ASSERT_TRUE(plain.ok()) << plain.error().message;
+  ASSERT_TRUE(policy.ok()) << policy.error().message;
+  ASSERT_TRUE(cluster.ok()) << cluster.error().message;
+  EXPECT_EQ(plain.value().config.quota.source, policy::QuotaConfig::Source::kPolicy);
+  EXPECT_EQ(policy.value().config.quota.source, policy::QuotaConfig::Source::kPolicy);
+  EXPECT_EQ(plain.value().hash, policy.value().hash);
+  const policy::QuotaConfig& q = cluster.value().config.quota;
+  EXPECT_EQ(q.source, policy::QuotaConfig::Source::kCluster);
+  EXPECT_EQ(q.unknown_namespace, policy::QuotaConfig::UnknownNamespace::kUseDefault);
+  EXPECT_EQ(q.namespaces.at("tenant-a").at("pods"), policy::Quantity::from_units(10));
+  Result<LoadedPolicy> cluster_only =
+      decode_policy(std::string(kHeader) + "quota: {source: cluster, unknownNamespace: deny}\n");
+  ASSERT_TRUE(cluster_only.ok()) << cluster_only.error().message;
+  EXPECT_NE(plain.value().hash, cluster_only.value().hash);
 }
 
 TEST(PolicyFile, HashOfDefaultIsStable) {

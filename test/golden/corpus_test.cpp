@@ -67,7 +67,7 @@ TEST_P(Corpus, MatchesItsExpectLine) {
       admission::decode_policy(admission::default_policy_yaml());
   ASSERT_TRUE(policy.ok());
   Result<std::vector<admission::CheckedObject>> checked =
-      admission::check_manifests(*text, admission::CheckOptions{"tenant-a"}, policy.value());
+      admission::check_manifests(*text, admission::CheckOptions{"tenant-a", nullptr}, policy.value());
   ASSERT_TRUE(checked.ok()) << checked.error().message;
   std::size_t rayjobs = 0;
   for (const admission::CheckedObject& o : checked.value()) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+
 #include "test/policy/rule_table.hpp"
 
 namespace rjg::policy::testing {
@@ -229,6 +231,36 @@ TEST(Evaluate, IdenticalObjectsGetIdenticalVerdictsWhateverElseTheRequestCarries
     EXPECT_EQ(v.denials, plain.denials);
     EXPECT_EQ(v.warnings, plain.warnings);
   }
+}
+
+// The request's ResourceQuotas reach quota-fit (quota.source cluster), for the object and, on
+// UPDATE, for the old one: a RayJob already over the quota is not blocked by it again.
+TEST(Evaluate, PassesTheClusterQuotasToTheRules) {
+  PolicyConfig p = default_test_policy();
+  p.quota.source = QuotaConfig::Source::kCluster;
+  p.quota.namespaces.erase("tenant-a");
+  auto cluster = std::make_shared<ClusterQuotas>();
+  cluster->namespaces["tenant-a"] = {
+      ResourceQuotaSpec{"compute", {{"requests.cpu", Quantity::from_units(5)}}, {}, {}}};
+  AdmissionRequest r = create(compliant_rayjob());
+  r.cluster_quotas = cluster;
+  const Verdict v = evaluate(r, p);
+  ASSERT_EQ(v.denials.size(), 1u) << dump(v);
+  EXPECT_EQ(v.denials[0].rule, RuleId::kQuotaFit);
+  EXPECT_NE(v.denials[0].message.find("over the ResourceQuota \"tenant-a/compute\" of 5"),
+            std::string::npos)
+      << dump(v);
+
+  AdmissionRequest u = update(compliant_rayjob(), compliant_rayjob());
+  u.cluster_quotas = cluster;
+  const Verdict ratcheted = evaluate(u, p);
+  EXPECT_TRUE(ratcheted.allowed) << dump(ratcheted);
+  EXPECT_EQ(ratcheted.warnings, v.denials);
+
+  // Without the cluster (check offline) the policy decides: tenant-a has no entry left.
+  const Verdict offline = evaluate(create(compliant_rayjob()), p);
+  ASSERT_EQ(offline.denials.size(), 1u) << dump(offline);
+  EXPECT_EQ(offline.denials[0].field, "metadata.namespace");
 }
 
 TEST(Evaluate, TotalOnOddInput) {
