@@ -34,28 +34,11 @@ Status decode_hard(const Value& hard, const Path& path, policy::QuotaLimits& out
   for (auto it = hard.MemberBegin(); it != hard.MemberEnd(); ++it) {
     const std::string_view key = json::key_of(*it);
     const Path kp = path.field(key);
-    const Value& v = it->value;
-    std::string text;
-    if (v.IsString()) {
-      text.assign(v.GetString(), v.GetStringLength());
-    } else if (v.IsInt64()) {
-      text = std::to_string(v.GetInt64());
-    } else if (v.IsUint64()) {
-      text = std::to_string(v.GetUint64());
-    } else {
-      return json::type_error(kp, "a quantity (string or integer)", v);
+    RJG_ASSIGN_OR_RETURN(const policy::Quantity q, decode_quantity(it->value, kp));
+    if (integer_resource(key) && q.nanos() % 1'000'000'000 != 0) {
+      return at(kp, "must be an integer, got \"" + q.to_string() + "\"");
     }
-    const std::optional<policy::Quantity> q = policy::Quantity::parse(text);
-    if (!q) {
-      return at(kp, "\"" + text + "\" is not a Kubernetes quantity (e.g. \"16\", 500m, 64Gi)");
-    }
-    if (*q < policy::Quantity()) {
-      return at(kp, "must be greater than or equal to 0, got \"" + text + "\"");
-    }
-    if (integer_resource(key) && q->nanos() % 1'000'000'000 != 0) {
-      return at(kp, "must be an integer, got \"" + text + "\"");
-    }
-    out.emplace(std::string(key), *q);
+    out.emplace(std::string(key), q);
   }
   return {};
 }
@@ -133,6 +116,27 @@ Status decode_spec(const Value& object, const Path& path, policy::ResourceQuotaS
 }
 
 }  // namespace
+
+Result<policy::Quantity> decode_quantity(const json::Value& value, const json::Path& path) {
+  std::string text;
+  if (value.IsString()) {
+    text.assign(value.GetString(), value.GetStringLength());
+  } else if (value.IsInt64()) {
+    text = std::to_string(value.GetInt64());
+  } else if (value.IsUint64()) {
+    text = std::to_string(value.GetUint64());
+  } else {
+    return json::type_error(path, "a quantity (string or integer)", value);
+  }
+  const std::optional<policy::Quantity> q = policy::Quantity::parse(text);
+  if (!q) {
+    return at(path, "\"" + text + "\" is not a Kubernetes quantity (e.g. \"16\", 500m, 64Gi)");
+  }
+  if (*q < policy::Quantity()) {
+    return at(path, "must be greater than or equal to 0, got \"" + text + "\"");
+  }
+  return *q;
+}
 
 Result<DecodedResourceQuota> decode_resource_quota(const json::Value& object,
                                                    const json::Path& path) {

@@ -41,4 +41,9 @@ Result<DecodedResourceQuota> decode_resource_quota(const json::Value& object);
 // Parses `text` (one JSON document, json::parse's checks) and decodes it as above.
 Result<DecodedResourceQuota> decode_resource_quota(std::string_view text);
 
+// A quantity as the API writes one (a string, or an integer): returns it, or kInvalidArgument
+// naming `path` for another type, text that is not a Kubernetes quantity, or a negative one. Also
+// what admission/kueue_queue.hpp reads Kueue's quotas with.
+Result<policy::Quantity> decode_quantity(const json::Value& value, const json::Path& path);
+
 }  // namespace rjg::admission

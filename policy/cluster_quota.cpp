@@ -2,6 +2,8 @@
 #include "policy/cluster_quota.hpp"
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 namespace rjg::policy {
 
@@ -90,6 +92,27 @@ std::string scope_text(const ResourceQuotaSpec& quota) {
     }
   }
   return out;
+}
+
+QuotaLimits most_granted(const ClusterQueueSpec& queue) {
+  QuotaLimits granted;
+  std::set<std::string> unbounded;
+  for (const ClusterQueueSpec::ResourceQuota& q : queue.quotas) {
+    const std::string key = q.resource == "pods" ? "pods" : "requests." + q.resource;
+    if (queue.in_cohort && !q.borrowing_limit) {
+      unbounded.insert(key);
+      continue;
+    }
+    Quantity& total = granted[key];
+    total += q.nominal;
+    if (queue.in_cohort) {
+      total += *q.borrowing_limit;
+    }
+  }
+  for (const std::string& key : unbounded) {
+    granted.erase(key);
+  }
+  return granted;
 }
 
 }  // namespace rjg::policy

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "policy/policy_config.hpp"
+#include "policy/quantity.hpp"
 
 namespace rjg::policy {
 
@@ -26,10 +28,36 @@ struct ResourceQuotaSpec {
   std::vector<ScopeExpression> scope_selector;  // spec.scopeSelector.matchExpressions
 };
 
-// What the cluster holds: namespace -> its ResourceQuotas in name order. A namespace without one
-// is absent.
+// One Kueue ClusterQueue (kueue.x-k8s.io/v1beta2) as quota-fit reads it: its quotas, and whether
+// it may borrow.
+struct ClusterQueueSpec {
+  std::string name;          // metadata.name
+  bool in_cohort = false;    // spec.cohortName is set: it may borrow from its cohort
+  struct ResourceQuota {
+    std::string flavor;                      // resourceGroups[].flavors[].name
+    std::string resource;                    // .resources[].name: cpu, memory, pods, nvidia.com/gpu
+    Quantity nominal;                        // .nominalQuota
+    std::optional<Quantity> borrowing_limit; // .borrowingLimit; absent: no limit (in a cohort)
+  };
+  std::vector<ResourceQuota> quotas;  // every flavor's every resource, in the object's order
+};
+
+// Returns the most `queue` can ever grant one workload, as quota keys: `pods` for the resource
+// pods, `requests.<resource>` for any other (Kueue counts requests). Per resource, the sum over
+// its flavors of nominalQuota, plus borrowingLimit when the queue is in a cohort (a workload's pod
+// sets may land on different flavors, so the sum bounds them all). A resource that some flavor
+// may borrow without a limit is left out: how much the cohort can lend is not the queue's to say.
+// A resource the queue does not list is left out too (Kueue may be configured to ignore it).
+QuotaLimits most_granted(const ClusterQueueSpec& queue);
+
+// What the cluster holds: namespace -> its ResourceQuotas in name order (a namespace without one
+// is absent), and Kueue's queues.
 struct ClusterQuotas {
   std::map<std::string, std::vector<ResourceQuotaSpec>> namespaces;
+  // "<namespace>/<LocalQueue>" -> the ClusterQueue it submits to (spec.clusterQueue).
+  std::map<std::string, std::string> local_queues;
+  // ClusterQueue name -> the queue.
+  std::map<std::string, ClusterQueueSpec> cluster_queues;
 };
 
 // What the quota scopes read of one pod, as Kubernetes' pod quota evaluator (podMatchesScopeFunc

@@ -14,7 +14,9 @@
 //   such as the QoS of a pod with pod-level resources, counts the part);
 // - else quota.unknownNamespace: deny, or quota.default. With source cluster but no cluster read
 //   (cluster_quotas null), the source is the policy.
-// A Kueue RayJob is also checked against kueue.localQueues, whatever the source.
+// A Kueue RayJob is also checked against its LocalQueue's ClusterQueue: the kueue.localQueues
+// entry, whatever the source, else with quota.source cluster the ClusterQueue as the cluster holds
+// it (most_granted).
 #include <algorithm>
 #include <array>
 #include <string_view>
@@ -302,13 +304,34 @@ void check_quota_fit(const RuleContext& ctx, Findings& out) {
   if (local_queue.empty()) {
     return;
   }
+  constexpr std::string_view kQueued =
+      "so Kueue would never admit it: it would stay suspended in the queue";
   const std::string queue = ns + "/" + std::string(local_queue);
   if (const auto it = ctx.policy.kueue.local_queues.find(queue);
       it != ctx.policy.kueue.local_queues.end()) {
     check_against(fp, nullptr, it->second,
                   "ClusterQueue quota of LocalQueue \"" + queue + "\" (kueue.localQueues)",
-                  "so Kueue would never admit it: it would stay suspended in the queue", out);
+                  kQueued, out);
+    return;
   }
+  // From the cluster: the LocalQueue's ClusterQueue as Kueue holds it. A LocalQueue or
+  // ClusterQueue that does not exist (yet) is not refused: Kueue holds the workload until it does.
+  if (!from_cluster) {
+    return;
+  }
+  const auto lq = ctx.cluster_quotas->local_queues.find(queue);
+  if (lq == ctx.cluster_quotas->local_queues.end()) {
+    return;
+  }
+  const auto cq = ctx.cluster_quotas->cluster_queues.find(lq->second);
+  if (cq == ctx.cluster_quotas->cluster_queues.end()) {
+    return;
+  }
+  check_against(fp, nullptr, most_granted(cq->second),
+                "ClusterQueue \"" + cq->first + "\" of LocalQueue \"" + queue + "\" (" +
+                    (cq->second.in_cohort ? "nominal quota plus borrowing limit" : "nominal quota") +
+                    ")",
+                kQueued, out);
 }
 
 }  // namespace rjg::policy

@@ -89,5 +89,39 @@ TEST(ClusterQuota, ScopeText) {
             "CrossNamespacePodAffinity");
 }
 
+Quantity qty(const char* text) { return *Quantity::parse(text); }
+
+TEST(ClusterQuota, MostGranted) {
+  using Q = ClusterQueueSpec::ResourceQuota;
+  const struct {
+    const char* name;
+    ClusterQueueSpec queue;
+    QuotaLimits want;
+  } rows[] = {
+      {"no resource groups grant nothing to judge", {"cq", false, {}}, {}},
+      {"one flavor: its nominal quota, requests.<resource> and pods",
+       {"cq", false,
+        {Q{"f", "cpu", qty("8"), {}}, Q{"f", "nvidia.com/gpu", qty("2"), {}},
+         Q{"f", "pods", qty("10"), {}}}},
+       {{"requests.cpu", qty("8")}, {"requests.nvidia.com/gpu", qty("2")}, {"pods", qty("10")}}},
+      {"flavors add up",
+       {"cq", false, {Q{"on-demand", "memory", qty("32Gi"), {}}, Q{"spot", "memory", qty("32Gi"), {}}}},
+       {{"requests.memory", qty("64Gi")}}},
+      {"in a cohort, nominal plus borrowing limit",
+       {"cq", true, {Q{"f", "cpu", qty("8"), qty("4")}, Q{"g", "cpu", qty("1"), qty("500m")}}},
+       {{"requests.cpu", qty("13500m")}}},
+      {"in a cohort, a flavor without a borrowing limit leaves the resource out",
+       {"cq", true, {Q{"f", "cpu", qty("8"), qty("4")}, Q{"g", "cpu", qty("1"), {}},
+                     Q{"f", "pods", qty("5"), qty("0")}}},
+       {{"pods", qty("5")}}},
+      {"outside a cohort there is nothing to borrow",
+       {"cq", false, {Q{"f", "cpu", qty("8"), {}}}},
+       {{"requests.cpu", qty("8")}}},
+  };
+  for (const auto& r : rows) {
+    EXPECT_EQ(most_granted(r.queue), r.want) << r.name;
+  }
+}
+
 }  // namespace
 }  // namespace rjg::policy

@@ -307,6 +307,13 @@ void quotas(std::optional<ClusterQuotas>& c, std::vector<ResourceQuotaSpec> list
   c->namespaces["tenant-a"] = std::move(list);
 }
 
+// Adds tenant-a's LocalQueue `local_queue` submitting to ClusterQueue `name` with `quotas`.
+void kueue_queue(std::optional<ClusterQuotas>& c, const char* local_queue, const char* name,
+                 bool in_cohort, std::vector<ClusterQueueSpec::ResourceQuota> quotas) {
+  c->local_queues[std::string("tenant-a/") + local_queue] = name;
+  c->cluster_queues[name] = ClusterQueueSpec{name, in_cohort, std::move(quotas)};
+}
+
 PodTemplate& head(RayJob& j) { return j.spec.ray_cluster_spec->head.pod_template; }
 
 void no_resources(PodTemplate& t) {
@@ -595,6 +602,70 @@ TEST(QuotaFit, ClusterResourceQuotas) {
        {{"spec",
          {"worst-case requests.cpu is 5.5, over the ClusterQueue quota of LocalQueue "
           "\"tenant-a/batch\" (kueue.localQueues) of 4"}}}},
+      // Kueue's queues as the cluster holds them (footprint: requests.cpu 5.5, pods 4).
+      {"a Kueue RayJob over its LocalQueue's ClusterQueue in the cluster",
+       [](RayJob& j, PolicyConfig&, std::string&, Cq& c) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         quotas(c, {rq("compute", {{"requests.cpu", q("64")}})});
+         kueue_queue(c, "batch", "team", false,
+                     {{"default", "cpu", q("3"), {}}, {"spot", "cpu", q("2"), {}},
+                      {"default", "pods", q("10"), {}}});
+       },
+       {{"spec",
+         {"worst-case requests.cpu is 5.5, over the ClusterQueue \"team\" of LocalQueue "
+          "\"tenant-a/batch\" (nominal quota) of 5, so Kueue would never admit it"}}}},
+      {"the ClusterQueue's flavors together hold it",
+       [](RayJob& j, PolicyConfig&, std::string&, Cq& c) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         quotas(c, {rq("compute", {{"requests.cpu", q("64")}})});
+         kueue_queue(c, "batch", "team", false,
+                     {{"default", "cpu", q("3"), {}}, {"spot", "cpu", q("2500m"), {}}});
+       },
+       {}},
+      {"a cohort's borrowing limit counts",
+       [](RayJob& j, PolicyConfig&, std::string&, Cq& c) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         quotas(c, {rq("compute", {{"requests.cpu", q("64")}})});
+         kueue_queue(c, "batch", "team", true, {{"default", "cpu", q("3"), q("2")}});
+       },
+       {{"spec", {"(nominal quota plus borrowing limit) of 5"}}}},
+      {"in a cohort without a borrowing limit, the resource is not judged",
+       [](RayJob& j, PolicyConfig&, std::string&, Cq& c) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         quotas(c, {rq("compute", {{"requests.cpu", q("64")}})});
+         kueue_queue(c, "batch", "team", true,
+                     {{"default", "cpu", q("1"), {}}, {"default", "pods", q("1"), q("2")}});
+       },
+       {{"spec", {"worst-case pods is 4, over the ClusterQueue \"team\""}}}},
+      {"a LocalQueue the cluster does not hold is Kueue's to wait for",
+       [](RayJob& j, PolicyConfig&, std::string&, Cq& c) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "other";
+         quotas(c, {rq("compute", {{"requests.cpu", q("64")}})});
+         kueue_queue(c, "batch", "team", false, {{"default", "cpu", q("1"), {}}});
+       },
+       {}},
+      {"a ClusterQueue the cluster does not hold is Kueue's to wait for",
+       [](RayJob& j, PolicyConfig&, std::string&, Cq& c) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         quotas(c, {rq("compute", {{"requests.cpu", q("64")}})});
+         kueue_queue(c, "batch", "team", false, {{"default", "cpu", q("1"), {}}});
+         c->cluster_queues.clear();
+       },
+       {}},
+      {"kueue.localQueues overrides the cluster's ClusterQueue",
+       [](RayJob& j, PolicyConfig& p, std::string&, Cq& c) {
+         j.metadata.kueue_labels[kQueueNameLabel] = "batch";
+         p.kueue.local_queues["tenant-a/batch"] = {{"requests.cpu", q("64")}};
+         quotas(c, {rq("compute", {{"requests.cpu", q("64")}})});
+         kueue_queue(c, "batch", "team", false, {{"default", "cpu", q("1"), {}}});
+       },
+       {}},
+      {"a RayJob without the queue-name label ignores the queues",
+       [](RayJob&, PolicyConfig&, std::string&, Cq& c) {
+         quotas(c, {rq("compute", {{"requests.cpu", q("64")}})});
+         kueue_queue(c, "batch", "team", false, {{"default", "cpu", q("1"), {}}});
+       },
+       {}},
   };
   for (const ClusterRow& r : rows) {
     RayJob j = testing::compliant_rayjob();
