@@ -126,6 +126,10 @@ Result<HttpResponse> read_streamed(asio::io_context& io, SslStream& stream,
     out.retry_after = std::string(it->value());
   }
   const bool ok = out.status >= 200 && out.status < 300;
+  if (ok && !sink(std::string_view())) {  // the stream is open
+    lowest.close();
+    return out;
+  }
   constexpr std::size_t kErrorBodyLimit = 1024 * 1024;
   std::array<char, 64 * 1024> piece{};
   while (!parser.is_done()) {

@@ -47,8 +47,9 @@ class Transport {
   // Sends `request` and returns the response, whatever its status code. Returns kUnavailable
   // when no HTTP response came back (resolve, connect, TLS, timeout, a cut connection).
   virtual Result<HttpResponse> send(const HttpRequest& request) = 0;
-  // Sends `request`; for a 2xx answer hands the body to `sink` as it arrives (the returned body
-  // is empty), for any other status returns the whole body as send does. Returns kUnavailable
+  // Sends `request`; for a 2xx answer hands the body to `sink` as it arrives, first an empty piece
+  // as soon as the header is read (the returned body is empty), for any other status returns the
+  // whole body as send does. Returns kUnavailable
   // when no response came back, or when the stream broke or idled out before the server ended it
   // or `sink` returned false.
   virtual Result<HttpResponse> stream(const HttpRequest& request, const BodySink& sink,

@@ -46,7 +46,7 @@ WatchState Watcher::state() const {
 
 std::chrono::duration<double> Watcher::staleness(std::chrono::steady_clock::time_point now) const {
   std::lock_guard lock(mu_);
-  if (state_.watching) {
+  if (state_.watching || state_.absent) {
     return std::chrono::duration<double>(0);
   }
   return now - state_.current_at;
@@ -57,6 +57,7 @@ void Watcher::failed(const std::string& error) {
   {
     std::lock_guard lock(mu_);
     state_.watching = false;
+    state_.absent = false;  // not known to be absent any more: staleness runs from current_at
     ++state_.failures;
     state_.last_error = error;
   }
@@ -75,6 +76,28 @@ void Watcher::back_off() {
   woken_.wait_for(lock, wait, [this] { return stop_.load(); });
 }
 
+void Watcher::absent() {
+  bool was_absent = false;  // only this thread writes state_.absent
+  {
+    std::lock_guard lock(mu_);
+    was_absent = state_.absent;
+  }
+  if (!was_absent) {
+    sink_.replace({});
+    logging::log_event(logging::Level::kInfo, "watch: resource not served, taken as empty",
+                       {{"resource", options_.resource},
+                        {"recheck_ms", static_cast<long long>(options_.absent_recheck.count())}});
+  }
+  consecutive_failures_ = 0;
+  std::unique_lock lock(mu_);
+  state_.synced = true;
+  state_.absent = true;
+  state_.watching = false;
+  state_.current_at = std::chrono::steady_clock::now();
+  state_.last_error.clear();
+  woken_.wait_for(lock, options_.absent_recheck, [this] { return stop_.load(); });
+}
+
 std::string Watcher::list() {
   std::vector<admission::WatchedObject> objects;
   std::string token;
@@ -87,6 +110,10 @@ std::string Watcher::list() {
     Result<HttpResponse> r = transport_.send(req);
     if (!r) {
       failed("list: " + r.error().message);
+      return "";
+    }
+    if (r.value().status == 404 && options_.optional) {
+      absent();
       return "";
     }
     if (r.value().status != 200) {
@@ -120,6 +147,7 @@ std::string Watcher::list() {
   {
     std::lock_guard lock(mu_);
     state_.synced = true;
+    state_.absent = false;
     ++state_.lists;
     state_.current_at = std::chrono::steady_clock::now();
     state_.last_error.clear();
@@ -222,7 +250,8 @@ std::string Watcher::watch(std::string resource_version) {
   if (r.value().status != 200) {
     failed("watch: GET " + req.target + ": HTTP " + std::to_string(r.value().status) + " " +
            r.value().body.substr(0, 300));
-    return resource_version;
+    // An optional collection no longer served (its CRD deleted): the list says so.
+    return r.value().status == 404 && options_.optional ? "" : resource_version;
   }
   return resource_version;  // the server ended the watch: resume from where it was
 }

@@ -43,12 +43,20 @@ struct WatchOptions {
   std::chrono::seconds idle{90};
   // Between failed attempts; max_attempts is not used (the watcher never gives up).
   Backoff backoff{0, std::chrono::milliseconds(200), std::chrono::milliseconds(5000)};
+  // A collection that may not be served (a CRD not installed, such as Kueue's): a list answered
+  // 404 is an empty collection, synced and current, and the list is tried again after
+  // `absent_recheck`, so that the resource is mirrored soon after it is installed. Otherwise a 404
+  // is a failure like any other.
+  bool optional = false;
+  std::chrono::milliseconds absent_recheck{std::chrono::seconds(10)};
 };
 
 // A copy of the watcher's state.
 struct WatchState {
   bool synced = false;     // a complete list has reached the sink
   bool watching = false;   // a watch is open: the sink is current
+  bool absent = false;     // an optional collection the API does not serve: the sink is empty
+                           // and current
   std::int64_t lists = 0;  // complete lists (the first included)
   std::int64_t events = 0; // ADDED, MODIFIED and DELETED events applied
   std::int64_t failures = 0;  // failed lists and watches
@@ -68,13 +76,18 @@ class Watcher {
 
   // Thread-safe.
   WatchState state() const;
-  // How far behind the cluster the sink may be: zero while a watch is open, else the time since
-  // it was last known current; never synced: since construction. Thread-safe.
+  // How far behind the cluster the sink may be: zero while a watch is open (or an optional
+  // collection is absent), else the time since it was last known current; never synced: since
+  // construction. Thread-safe.
   std::chrono::duration<double> staleness(std::chrono::steady_clock::time_point now) const;
 
  private:
-  // One list into the sink; returns the resourceVersion to watch from, or "" after a failure.
+  // One list into the sink; returns the resourceVersion to watch from, or "" after a failure
+  // (or after waiting absent_recheck for an optional collection the API does not serve).
   std::string list();
+  // An optional collection answered 404: an empty sink, synced, then the wait before the next
+  // list.
+  void absent();
   // One watch from `resource_version`; returns where to resume, or "" to list again.
   std::string watch(std::string resource_version);
   // Waits the next backoff step (or until stop()).

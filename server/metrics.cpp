@@ -99,6 +99,17 @@ Metrics::Metrics(const std::string& version) : registry_(std::make_shared<promet
                              .Help("notAfter of the serving certificate, Unix seconds.")
                              .Register(r)
                              .Add({});
+  // Families without series until set_cluster_quota: absent when quota is the policy's.
+  cluster_quota_synced_ = &prometheus::BuildGauge()
+                               .Name("rayjob_guard_cluster_quota_synced")
+                               .Help("1 once the cluster's ResourceQuotas were listed completely.")
+                               .Register(r);
+  cluster_quota_staleness_ =
+      &prometheus::BuildGauge()
+           .Name("rayjob_guard_cluster_quota_staleness_seconds")
+           .Help("How far behind the cluster the ResourceQuotas used may be: 0 while the watch "
+                 "is open, else seconds since they were last known current.")
+           .Register(r);
   prometheus::BuildGauge()
       .Name("rayjob_guard_build_info")
       .Help("Always 1; the version label names the build.")
@@ -180,6 +191,10 @@ void Metrics::certificate_reload(const char* result) {
 }
 void Metrics::set_certificate_expiry(double unix_seconds) {
   certificate_expiry_->Set(unix_seconds);
+}
+void Metrics::set_cluster_quota(bool synced, double staleness_seconds) {
+  cluster_quota_synced_->Add({}).Set(synced ? 1 : 0);
+  cluster_quota_staleness_->Add({}).Set(staleness_seconds);
 }
 
 std::string Metrics::render() const {

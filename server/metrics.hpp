@@ -50,6 +50,9 @@ class Metrics {
   void certificate_reload(const char* result);
   // notAfter of the certificate being served, in seconds since the epoch.
   void set_certificate_expiry(double unix_seconds);
+  // With quota from the cluster: cluster_quota_synced (0/1) and
+  // cluster_quota_staleness_seconds (0 while the watch is open). Absent otherwise.
+  void set_cluster_quota(bool synced, double staleness_seconds);
 
   // Returns the Prometheus text exposition (format 0.0.4) of every metric.
   std::string render() const;
@@ -74,6 +77,8 @@ class Metrics {
   prometheus::Family<prometheus::Counter>* policy_reloads_;
   prometheus::Family<prometheus::Counter>* certificate_reloads_;
   prometheus::Gauge* certificate_expiry_;
+  prometheus::Family<prometheus::Gauge>* cluster_quota_synced_;
+  prometheus::Family<prometheus::Gauge>* cluster_quota_staleness_;
 
   // Cached series pointers. Only pointers: a series appears in the exposition when Family::Add
   // creates it, so they are filled on first use and absent series stay absent.

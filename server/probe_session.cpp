@@ -49,9 +49,16 @@ class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
     head.method = std::string(req.method_string());
     head.target = std::string(req.target());
     ProbeState probe;
-    probe.ready = state_.ready.load();
+    // With quota from the cluster, ready also waits for the first complete list of ResourceQuotas.
+    probe.ready = state_.ready.load() && (state_.cluster == nullptr || state_.cluster->synced());
     probe.draining = state_.draining.load();
-    probe.metrics_text = [this] { return state_.metrics.render(); };
+    probe.metrics_text = [this] {
+      if (state_.cluster != nullptr) {
+        state_.metrics.set_cluster_quota(state_.cluster->synced(),
+                                         state_.cluster->staleness_seconds());
+      }
+      return state_.metrics.render();
+    };
     Response response = route_probe(head, probe);
 
     res_ = {};

@@ -108,7 +108,8 @@ Response route(const Request& request, const Services& services) {
   }
   Result<admission::ReviewResult> result = services.review
                                                ? services.review(request.body, *services.policy)
-                                               : admission::review(request.body, *services.policy);
+                                               : admission::review(request.body, *services.policy,
+                                                                   services.cluster_quotas);
   if (!result.ok()) {
     return text(http_status(result.error().code), result.error().message);
   }

@@ -54,6 +54,8 @@ struct Services {
   std::shared_ptr<const admission::LoadedPolicy> policy;
   std::size_t max_body_bytes = kMaxInputBytes;
   ReviewFn review;  // empty = rjg::admission::review
+  // The cluster's ResourceQuotas (a snapshot) when the policy takes quota from the cluster.
+  std::shared_ptr<const policy::ClusterQuotas> cluster_quotas;
 };
 
 // Returns the HTTP status for an input error of `code` on POST /validate:

@@ -53,6 +53,10 @@ Status write_atomically(const std::string& path, const std::string& text) {
   return {};
 }
 
+bool quota_from_cluster(const admission::LoadedPolicy& p) {
+  return p.config.quota.source == policy::QuotaConfig::Source::kCluster;
+}
+
 // Everything that lives as long as the event loops. Control handlers (signals, reload and
 // shutdown timers) and both accept loops run on the pool's control context, which one thread
 // runs, so they never race each other; connections run on the context they were accepted into.
@@ -60,8 +64,9 @@ class Runtime {
   using Timer = net::basic_waitable_timer<Clock, net::wait_traits<Clock>, IoExecutor>;
 
  public:
-  Runtime(const ServerConfig& config, const std::string& version, ReviewFn review)
-      : state_(config, version, std::move(review)),
+  Runtime(const ServerConfig& config, const std::string& version, ReviewFn review,
+          const ClusterView* cluster)
+      : state_(config, version, std::move(review), cluster),
         pool_(config.threads),
         signals_(pool_.control(), SIGINT, SIGTERM),
         reload_timer_(pool_.control()),
@@ -93,6 +98,10 @@ class Runtime {
                    (c.policy_file.empty() ? std::string("embedded default policy")
                                           : "--policy '" + c.policy_file + "'") +
                        ": " + policy.error().message};
+    }
+    if (quota_from_cluster(policy.value()) && state_.cluster == nullptr) {
+      return invalid_argument("the policy's quota.source is cluster, but serve was given no "
+                              "cluster to read ResourceQuotas from");
     }
     state_.policy.store(std::make_shared<const admission::LoadedPolicy>(std::move(policy).value()));
     auto tls = make_tls_context(c.tls_cert_file, c.tls_key_file, c.client_ca_file);
@@ -198,6 +207,11 @@ class Runtime {
     }
     if (policy_watcher_.changed()) {
       auto policy = admission::load_policy_file(c.policy_file);
+      if (policy.ok() &&
+          quota_from_cluster(policy.value()) != quota_from_cluster(*state_.policy.load())) {
+        // The watch of ResourceQuotas starts with the process; a reload cannot start or stop it.
+        policy = invalid_argument("quota.source changed; it takes effect on restart only");
+      }
       if (policy.ok()) {
         state_.metrics.policy_reload("success");
         const std::string hash = policy.value().hash;
@@ -308,9 +322,10 @@ class Runtime {
 
 }  // namespace
 
-Status serve(const ServerConfig& config, const std::string& version, ReviewFn review) {
+Status serve(const ServerConfig& config, const std::string& version, ReviewFn review,
+             const ClusterView* cluster) {
   init_logging(config.log_format, config.log_level);
-  auto runtime = std::make_unique<Runtime>(config, version, std::move(review));
+  auto runtime = std::make_unique<Runtime>(config, version, std::move(review), cluster);
   if (Status s = runtime->start(); !s.ok()) {
     return s;
   }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/result.hpp"
+#include "server/cluster_view.hpp"
 #include "server/router.hpp"
 #include "server/server_config.hpp"
 
@@ -21,7 +22,11 @@ namespace rjg::server {
 // kInvalidArgument (bad certificate or key, key not matching, invalid policy). `version` is the
 // build version for logs and rayjob_guard_build_info. `review` answers each decoded request body;
 // empty (production) means rjg::admission::review. bench/transport_floor.cpp passes a stored
-// answer to measure everything the server does around review().
-Status serve(const ServerConfig& config, const std::string& version, ReviewFn review = {});
+// answer to measure everything the server does around review(). `cluster` (kept alive by the
+// caller until serve returns) gives the ResourceQuotas for a policy with quota.source: cluster,
+// which needs one: /readyz then also waits for its first sync, /metrics shows its staleness, and
+// a reload that changes quota.source is refused.
+Status serve(const ServerConfig& config, const std::string& version, ReviewFn review = {},
+             const ClusterView* cluster = nullptr);
 
 }  // namespace rjg::server

@@ -135,7 +135,8 @@ const char* serve_usage() {
          "  --log-level LEVEL        trace|debug|info|warn|error|critical|off (default info)\n";
 }
 
-Result<ServerConfig> parse_server_config(const std::vector<std::string>& args) {
+Result<ServerConfig> parse_server_config(const std::vector<std::string>& args,
+                                         std::vector<flags::Flag> extra) {
   ServerConfig c;
   c.threads = std::max(1U, std::thread::hardware_concurrency());
   c.review_threads = std::max(1U, std::thread::hardware_concurrency() / 2);
@@ -178,8 +179,7 @@ Result<ServerConfig> parse_server_config(const std::vector<std::string>& args) {
     return invalid_argument("expected trace, debug, info, warn, error, critical or off, got '" +
                             l + "'");
   };
-  Result<flags::Parsed> parsed = flags::parse(
-      args, {{"--tls-cert", "", true, flags::text(c.tls_cert_file)},
+  std::vector<flags::Flag> table = {{"--tls-cert", "", true, flags::text(c.tls_cert_file)},
              {"--tls-key", "", true, flags::text(c.tls_key_file)},
              {"--client-ca", "", true, flags::text(c.client_ca_file)},
              {"--policy", "", true, flags::text(c.policy_file)},
@@ -200,7 +200,11 @@ Result<ServerConfig> parse_server_config(const std::vector<std::string>& args) {
              {"--shutdown-timeout", "", true, duration(c.shutdown_timeout)},
              {"--reload-interval", "", true, duration(c.reload_interval)},
              {"--log-format", "", true, log_format},
-             {"--log-level", "", true, log_level}});
+             {"--log-level", "", true, log_level}};
+  for (flags::Flag& f : extra) {
+    table.push_back(std::move(f));
+  }
+  Result<flags::Parsed> parsed = flags::parse(args, table);
   if (!parsed.ok()) {
     return parsed.error();
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/file.hpp"
+#include "common/flags.hpp"
 #include "common/result.hpp"
 #include "logging/log.hpp"
 
@@ -95,7 +96,9 @@ struct ServerConfig {
 // decimal number ("5", "0.2") or Go-style text ("500ms", "2s", "1m"). Returns kInvalidArgument
 // naming the flag for an unknown flag, a missing value, a missing --tls-cert/--tls-key, or a value
 // out of range. Does not touch the file system: files are read by the server at startup.
-Result<ServerConfig> parse_server_config(const std::vector<std::string>& args);
+// `extra` are flags the caller parses itself (serve's cluster flags), accepted alongside.
+Result<ServerConfig> parse_server_config(const std::vector<std::string>& args,
+                                         std::vector<flags::Flag> extra = {});
 
 // The `serve --help` text.
 const char* serve_usage();

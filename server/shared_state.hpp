@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "admission/policy_file.hpp"
+#include "server/cluster_view.hpp"
 #include "server/metrics.hpp"
 #include "server/review_pool.hpp"
 #include "server/router.hpp"
@@ -90,14 +91,18 @@ class ConnectionRegistry {
 };
 
 struct SharedState {
-  SharedState(ServerConfig cfg, const std::string& version, ReviewFn review_fn = {})
+  SharedState(ServerConfig cfg, const std::string& version, ReviewFn review_fn = {},
+              const ClusterView* cluster_view = nullptr)
       : config(std::move(cfg)),
         review(std::move(review_fn)),
+        cluster(cluster_view),
         metrics(version),
         large_reviews(config.review_threads, config.review_queue) {}
 
   const ServerConfig config;
   const ReviewFn review;  // empty = rjg::admission::review (see serve())
+  // The cluster's quotas for a policy with quota.source: cluster; null otherwise. Outlives serve().
+  const ClusterView* const cluster;
   Metrics metrics;
   Snapshot<admission::LoadedPolicy> policy;
   Snapshot<TlsContext> tls;

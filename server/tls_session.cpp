@@ -265,7 +265,8 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
     const auto started = Clock::now();
     // The session boundary: an exception here is a bug, answered 500 and counted, never a path.
     try {
-      Services services{state_.policy.load(), state_.config.max_body_bytes, state_.review};
+      Services services{state_.policy.load(), state_.config.max_body_bytes, state_.review,
+                        state_.cluster != nullptr ? state_.cluster->quotas() : nullptr};
       response = route(request, services);
     } catch (const std::exception& e) {
       state_.metrics.internal_error();

@@ -305,6 +305,28 @@ def main():
     print("ok: audit: CronJob and RBAC agree with manifests/audit; it writes only its Reports, and nothing "
           "with writeReports=false; values reach its args; off by default")
 
+    # --- quota from the cluster: read access to ResourceQuotas and a token, as manifests/cluster-quota
+    component = [d for d in yaml.safe_load_all(open(os.path.join(REPO, "manifests", "cluster-quota", "rbac.yaml"))) if d]
+    live = template("self-signed.yaml", sets=("policy.quota.source=cluster",))
+    role = one(live, "ClusterRole", "rayjob-guard-quota-reader")
+    ok(role["rules"] == one(component, "ClusterRole", "rayjob-guard-quota-reader")["rules"]
+       == [{"apiGroups": [""], "resources": ["resourcequotas"], "verbs": ["get", "list", "watch"]},
+           {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues", "clusterqueues"],
+            "verbs": ["get", "list", "watch"]}],
+       f"quota.source cluster: get, list, watch resourcequotas, localqueues and clusterqueues, "
+       f"as manifests/cluster-quota ({role['rules']})")
+    binding = one(live, "ClusterRoleBinding", "rayjob-guard-quota-reader")
+    ok(binding["subjects"] == [{"kind": "ServiceAccount", "name": "rayjob-guard", "namespace": NS}]
+       and binding["roleRef"]["name"] == "rayjob-guard-quota-reader", "the binding names the webhook's ServiceAccount")
+    ok(one(live, "Deployment", "rayjob-guard", NS)["spec"]["template"]["spec"]["automountServiceAccountToken"] is True,
+       "quota.source cluster: the webhook mounts its token")
+    plain = template("self-signed.yaml")
+    ok(not [d for d in plain if d["kind"] in ("ClusterRole", "ClusterRoleBinding") and "quota-reader" in d["metadata"]["name"]]
+       and one(plain, "Deployment", "rayjob-guard", NS)["spec"]["template"]["spec"]["automountServiceAccountToken"] is False,
+       "quota from the policy (the default): no RBAC, no token")
+    print("ok: quota.source cluster renders the ResourceQuota reader RBAC of manifests/cluster-quota and mounts "
+          "the token; the default renders neither")
+
     # --- monitoring: opt-in, ServiceMonitor on the metrics port, PrometheusRule valid for promtool
     ok(not [d for d in template("cert-manager.yaml") if d["apiVersion"].startswith("monitoring.coreos.com/")],
        "no monitoring objects by default")

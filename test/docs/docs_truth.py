@@ -30,6 +30,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import ssl
 import subprocess
 import sys
@@ -89,12 +90,30 @@ def metrics_exposed():
     subprocess.run([os.path.join(ARGS.source_dir, "certs", "mint-certs.sh"), "--out", certs,
                     "--san", "IP:127.0.0.1"], check=True, stdout=subprocess.DEVNULL, timeout=60)
     port_file = os.path.join(work, "ports.json")
+    # The default policy with quota from the cluster, so that the cluster-quota families are
+    # exposed too: the cluster named is a loopback port nobody listens on (the watch retries, and
+    # the verdicts fall back to the policy's entries until it syncs).
+    code, policy, err = run("policy", "default")
+    if code != 0 or "\n  source: policy\n" not in policy:
+        raise RuntimeError(f"policy default: exit {code}, no 'quota.source: policy' line: {err}")
+    policy_file = os.path.join(work, "policy.yaml")
+    with open(policy_file, "w") as f:
+        f.write(policy.replace("\n  source: policy\n", "\n  source: cluster\n"))
+    token_file = os.path.join(work, "token")
+    with open(token_file, "w") as f:
+        f.write("unused\n")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed_port = s.getsockname()[1]
     log = open(os.path.join(work, "server.log"), "wb")
     proc = subprocess.Popen([ARGS.binary, "serve", "--tls-cert", os.path.join(certs, "tls.crt"),
                              "--tls-key", os.path.join(certs, "tls.key"),
                              "--listen", "127.0.0.1:0", "--probe-listen", "127.0.0.1:0",
                              "--port-file", port_file, "--shutdown-delay", "0",
-                             "--shutdown-timeout", "5"], stdout=subprocess.DEVNULL, stderr=log)
+                             "--shutdown-timeout", "5", "--policy", policy_file,
+                             "--server", f"https://127.0.0.1:{closed_port}",
+                             "--token-file", token_file, "--ca", os.path.join(certs, "ca.crt")],
+                            stdout=subprocess.DEVNULL, stderr=log)
     try:
         deadline = time.monotonic() + 15
         while not os.path.exists(port_file):

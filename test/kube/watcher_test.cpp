@@ -251,5 +251,57 @@ TEST(Watcher, NotSyncedUntilAListSucceedsAndStaleOnlyWhileNotWatching) {
   EXPECT_EQ(s.watcher->state().failures, 1);
 }
 
+TEST(Watcher, AnOptionalCollectionNotServedIsEmptyAndCurrentUntilItIsServed) {
+  // Kueue's CRDs deleted, then installed again: the watch's 404 lists again, a list's 404 empties
+  // the sink (once), counts no failure and is current; the next list, absent_recheck later,
+  // mirrors the collection once it is served.
+  Script s;
+  s.answers = {
+      [&](const HttpRequest&) { return response(200, list("5", {quota("a", "old", "4")})); },
+      [&](const HttpRequest&) { return response(404, "the CRD was deleted"); },  // the watch
+      [&](const HttpRequest&) { return response(404, "not found"); },
+      [&](const HttpRequest&) {
+        EXPECT_TRUE(s.sink.keys().empty());
+        EXPECT_TRUE(s.watcher->state().synced);
+        EXPECT_TRUE(s.watcher->state().absent);
+        EXPECT_EQ(s.watcher->staleness(std::chrono::steady_clock::now()).count(), 0.0);
+        return response(404, "not found");
+      },
+      [&](const HttpRequest&) {
+        EXPECT_EQ(s.sink.replaces, 2);  // the first 404 emptied it, the second did not again
+        return response(200, list("20", {quota("a", "q", "20")}));
+      },
+      [&](const HttpRequest&) {
+        EXPECT_FALSE(s.watcher->state().absent);
+        return response(200, bookmark("21"));
+      },
+  };
+  WatchOptions o = options();
+  o.optional = true;
+  o.absent_recheck = std::chrono::milliseconds(1);
+  s.run(o);
+  EXPECT_EQ(s.sink.keys(), std::vector<std::string>{"a/q"});
+  EXPECT_EQ(s.watcher->state().failures, 1);  // the watch answered 404; the lists did not fail
+  EXPECT_EQ(s.watcher->state().lists, 2);
+  EXPECT_TRUE(is_watch(s.requests()[1]));
+  for (std::size_t i : {2u, 3u, 4u}) {
+    EXPECT_FALSE(is_watch(s.requests()[i])) << i;
+  }
+}
+
+TEST(Watcher, A404IsAFailureForARequiredCollection) {
+  Script s;
+  s.answers = {
+      [&](const HttpRequest&) { return response(404, "not found"); },
+      [&](const HttpRequest&) {
+        EXPECT_FALSE(s.watcher->state().synced);
+        return response(200, list("3", {}));
+      },
+      [&](const HttpRequest&) { return response(200, bookmark("4")); },
+  };
+  s.run();
+  EXPECT_EQ(s.watcher->state().failures, 1);
+}
+
 }  // namespace
 }  // namespace rjg::kube

@@ -59,6 +59,11 @@ as maps so that no key appears twice (strict YAML parsers refuse duplicate keys)
 {{- toYaml $p -}}
 {{- end -}}
 
+{{/* "true" when the policy takes quota from the cluster's ResourceQuotas (quota.source: cluster). */}}
+{{- define "rayjob-guard.quotaFromCluster" -}}
+{{- eq (dig "quota" "source" "policy" .Values.policy) "cluster" -}}
+{{- end -}}
+
 {{/*
 A CronJob that runs one rayjob-guard command with the webhook's policy ConfigMap mounted (the
 reaper, the audit), as ServiceAccount <fullname>-<component>. Takes a dict: root (the chart
