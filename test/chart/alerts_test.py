@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import socket
 import signal
 import ssl
 import subprocess
@@ -132,9 +133,24 @@ def scrape():
     ports_file = os.path.join(WORK, "ports.json")
     if os.path.exists(ports_file):
         os.remove(ports_file)
+    # The built-in policy with quota from the cluster, so that the cluster-quota series are served
+    # too; the cluster is a loopback port nobody listens on (the watch keeps retrying).
+    policy = subprocess.run([RJG, "policy", "default"], check=True, capture_output=True, text=True).stdout
+    ok("\n  source: policy\n" in policy, "the built-in policy has a quota.source line")
+    policy_file = os.path.join(WORK, "policy-cluster.yaml")
+    with open(policy_file, "w") as f:
+        f.write(policy.replace("\n  source: policy\n", "\n  source: cluster\n"))
+    token_file = os.path.join(WORK, "token")
+    with open(token_file, "w") as f:
+        f.write("unused\n")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed_port = s.getsockname()[1]
     log = open(os.path.join(WORK, "serve.log"), "w")
     proc = subprocess.Popen([RJG, "serve", "--tls-cert", f"{certs}/tls.crt", "--tls-key", f"{certs}/tls.key",
-                             "--listen", "127.0.0.1:0", "--probe-listen", "127.0.0.1:0", "--port-file", ports_file],
+                             "--listen", "127.0.0.1:0", "--probe-listen", "127.0.0.1:0", "--port-file", ports_file,
+                             "--policy", policy_file, "--server", f"https://127.0.0.1:{closed_port}",
+                             "--token-file", token_file, "--ca", f"{certs}/ca.crt"],
                             stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 20
