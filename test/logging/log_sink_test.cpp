@@ -148,7 +148,10 @@ TEST(BufferedSink, BeyondTheCapLoggingWaitsForTheReader) {
   ::fcntl(pipe.write_fd(), F_SETPIPE_SZ, 4096);
   auto logger = make_logger(std::make_shared<BufferedSink>(pipe.write_fd(), 10ms));
   const std::string field(1000, 'x');
-  const std::size_t lines = BufferedSink::kMaxBufferedBytes / field.size() + 2000;
+  // More than twice the cap: the flusher may take up to a cap's worth into the batch it is
+  // stuck writing (when it first runs late, its batch is all that was buffered by then), and
+  // the rest must still exceed the cap for the logging thread to wait.
+  const std::size_t lines = 2 * BufferedSink::kMaxBufferedBytes / field.size() + 2000;
   auto logging = std::async(std::launch::async, [&] {
     for (std::size_t i = 0; i < lines; ++i) {
       logger->info(R"("msg":"{}")", field);
