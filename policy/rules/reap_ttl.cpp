@@ -4,6 +4,7 @@
 // negative ones, so each problem is reported once.
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -28,18 +29,20 @@ struct Ttl {
   std::string_view how;  // "set ttlSeconds" / "set the annotation to"
   bool text = false;
 
-  // When set, the fix of every finding on this TTL (a DeleteSelf rule's: delete_self_ttl_fix).
-  std::vector<Edit> fix = {};
+  // When set, makes the fix of every finding on this TTL (a DeleteSelf rule's:
+  // delete_self_ttl_fix); called only when there is a finding, so a TTL within bounds costs none.
+  std::function<std::vector<Edit>()> fix_of = {};
 
-  // The finding for this TTL, whose fix writes `to` (or is `fix`).
+  // The finding for this TTL, whose fix writes `to` (or is fix_of's).
   void add(Findings& out, std::string message, long long to) const {
+    std::vector<Edit> fix = fix_of ? fix_of() : std::vector<Edit>{};
     if (fix.size() > 1) {
       message += ", and lower the longer DeleteWorkers/DeleteCluster TTLs of this condition to "
                  "the same (the operator wants them no longer than DeleteSelf's)";
     }
     out.push_back(Finding{
         RuleId::kReapTtl, Finding::Kind::kViolation, field, std::move(message),
-        !fix.empty() ? fix
+        !fix.empty() ? std::move(fix)
                      : std::vector<Edit>{text ? Edit::set(field, s(to)) : Edit::set(field, to)}});
   }
 };
@@ -95,7 +98,7 @@ void check_order(long long success_ttl, long long failure_ttl, const LifecycleCo
                  const Ttl& failure, Findings& out) {
   if (failure_ttl <= success_ttl) {
     Ttl at = failure;
-    at.fix.clear();  // the TTL is within bounds: delete_self_ttl_fix would keep it
+    at.fix_of = nullptr;  // the TTL is within bounds: delete_self_ttl_fix would keep it
     at.add(out,
                 s(failure_ttl) + " seconds is not longer than the success TTL (" +
                     s(success_ttl) +
@@ -115,8 +118,9 @@ void check_rules_mode(const RuleContext& ctx, Findings& out) {
   const auto& rules = *ds->deletion_rules;
   const StagedRules staged(rules);
   auto ttl_at = [&](std::size_t i) {
-    return Ttl{ttl_field(i), "set ttlSeconds", false,
-               delete_self_ttl_fix(ctx.job.spec, ctx.policy, ctx.mode(), i, staged)};
+    return Ttl{ttl_field(i), "set ttlSeconds", false, [&ctx, &staged, i] {
+                 return delete_self_ttl_fix(ctx.job.spec, ctx.policy, ctx.mode(), i, staged);
+               }};
   };
 
   // The success TTL that the failure TTLs must exceed: the first in-bounds DeleteSelf SUCCEEDED.
