@@ -11,39 +11,25 @@ usage: render_test.py REPO HELM KUBECTL RAYJOB_GUARD WORK_DIR
 import copy
 import importlib.util
 import os
-import shutil
-import subprocess
 import sys
 
 import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import check, checks_passed, need, run  # noqa: E402
 
 REPO, HELM, KUBECTL, RJG, WORK = (os.path.abspath(a) if i != 1 else a for i, a in enumerate(sys.argv[1:6]))
 CHART = os.path.join(REPO, "charts", "rayjob-guard")
 VALUES = os.path.join(REPO, "test", "chart", "values")
 RELEASE, NS = "rayjob-guard", "rayjob-guard"
 os.makedirs(WORK, exist_ok=True)
-checks = 0
 
 
-def fail(msg):
-    print(f"FAIL: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
-def ok(cond, what):
-    global checks
-    if not cond:
-        fail(what)
-    checks += 1
-
-
-def run(argv, expect_ok=True):
+def offline(argv, expect_ok=True):
+    """run() with no cluster and Helm's homes under WORK: (code, stdout, stderr)."""
     env = dict(os.environ, KUBECONFIG=os.devnull, HELM_CACHE_HOME=os.path.join(WORK, "helm-cache"),
                HELM_CONFIG_HOME=os.path.join(WORK, "helm-config"), HELM_DATA_HOME=os.path.join(WORK, "helm-data"))
-    r = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
-    if expect_ok and r.returncode != 0:
-        fail(f"{' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
-    return r
+    return run(argv, timeout=120, check=expect_ok, env=env)
 
 
 def template(*values, sets=(), expect_ok=True):
@@ -52,23 +38,23 @@ def template(*values, sets=(), expect_ok=True):
         argv += ["-f", os.path.join(VALUES, v)]
     for s in sets:
         argv += ["--set", s]
-    r = run(argv, expect_ok)
+    code, out, err = offline(argv, expect_ok)
     if not expect_ok:
-        return r
+        return code, out, err
     # Hooks (the pre-delete registration remover, the `helm test` RayJob) are not release
     # objects; strict_test.py checks them.
-    return [d for d in yaml.safe_load_all(r.stdout) if d and "helm.sh/hook" not in (d["metadata"].get("annotations") or {})]
+    return [d for d in yaml.safe_load_all(out) if d and "helm.sh/hook" not in (d["metadata"].get("annotations") or {})]
 
 
 def kustomize(rel):
-    r = run([KUBECTL, "kustomize", os.path.join(REPO, rel)])
-    return [d for d in yaml.safe_load_all(r.stdout) if d]
+    _, out, _ = offline([KUBECTL, "kustomize", os.path.join(REPO, rel)])
+    return [d for d in yaml.safe_load_all(out) if d]
 
 
 def one(docs, kind, name, namespace=None):
     hits = [d for d in docs if d["kind"] == kind and d["metadata"]["name"] == name
             and d["metadata"].get("namespace") == namespace]
-    ok(len(hits) == 1, f"exactly one {kind} {namespace}/{name}, found {len(hits)}")
+    check(len(hits) == 1, f"exactly one {kind} {namespace}/{name}, found {len(hits)}")
     return hits[0]
 
 
@@ -87,11 +73,10 @@ def shared_checks(docs):
     not run on what an earlier one found missing)."""
     failed = set()
 
-    def recording_ok(cond, what):
-        mt.checks += 1
+    def recording_check(cond, what):
         if not cond:
             failed.add(what)
-    mt.ok = recording_ok
+    mt.check = recording_check
     if not any(d["kind"] == "Namespace" for d in docs):
         # The chart never makes its release namespace (Helm stores the release in it before any
         # object exists); the checks see the one docs/install.md has you make.
@@ -107,15 +92,15 @@ def shared_checks(docs):
 def main():
     # --- lint: every values file, and --strict
     for v in sorted(os.listdir(VALUES)):
-        r = run([HELM, "lint", "--strict", CHART, "--namespace", NS, "-f", os.path.join(VALUES, v)])
-        ok("0 chart(s) failed" in r.stdout, f"helm lint --strict -f {v}: {r.stdout}")
+        _, out, _ = offline([HELM, "lint", "--strict", CHART, "--namespace", NS, "-f", os.path.join(VALUES, v)])
+        check("0 chart(s) failed" in out, f"helm lint --strict -f {v}: {out}")
         print(f"ok: helm lint --strict -f values/{v}")
 
     # --- the default values refuse to render without a certificate choice, with a clear message
-    r = template(expect_ok=False)
-    ok(r.returncode != 0 and "webhook.caBundle is required" in r.stderr,
-       f"default values without caBundle or cert-manager are refused clearly: {r.stderr.strip()}")
-    print("ok: no certificate choice -> refused: " + [l for l in r.stderr.splitlines() if "caBundle" in l][0].strip())
+    code, _, err = template(expect_ok=False)
+    check(code != 0 and "webhook.caBundle is required" in err,
+          f"default values without caBundle or cert-manager are refused clearly: {err.strip()}")
+    print("ok: no certificate choice -> refused: " + [l for l in err.splitlines() if "caBundle" in l][0].strip())
 
     # --- the shared field checks: the chart must pass every check the kustomize base passes
     base = kustomize("manifests/base")
@@ -128,13 +113,13 @@ def main():
         kinds = sorted({d["kind"] for d in docs})
         print(f"rendered values/{v}: {len(docs)} objects ({', '.join(kinds)})")
         got = shared_checks(docs)
-        ok(got <= base_failure, f"values/{v}: checks the kustomize base passes fail on the chart: {sorted(got - base_failure)}")
+        check(got <= base_failure, f"values/{v}: checks the kustomize base passes fail on the chart: {sorted(got - base_failure)}")
         print(f"ok: values/{v}: manifests_test.check_common " + ("passes" if not got else f"fails only where the base fails ({sorted(got)})"))
 
     # The shared checks bite on the chart: values that break a hardening rule are caught.
     got = shared_checks(template("self-signed.yaml", sets=("securityContext.readOnlyRootFilesystem=false", "replicas=1")))
-    ok({"readOnlyRootFilesystem", "Deployment has at least 2 replicas"} <= got,
-       f"check_common catches a writable root filesystem and one replica on the chart: {sorted(got)}")
+    check({"readOnlyRootFilesystem", "Deployment has at least 2 replicas"} <= got,
+          f"check_common catches a writable root filesystem and one replica on the chart: {sorted(got)}")
     print(f"ok: check_common catches a chart rendered with a writable root FS and 1 replica: {sorted(got - base_failure)}")
 
     # --- Helm and kustomize agree on the webhook registration and the Deployment
@@ -142,36 +127,36 @@ def main():
         kdocs, hdocs = kustomize(overlay), template(v)
         kw = one(kdocs, "ValidatingWebhookConfiguration", "rayjob-guard")["webhooks"]
         hw = one(hdocs, "ValidatingWebhookConfiguration", "rayjob-guard")["webhooks"]
-        ok(len(kw) == len(hw) == 1, "one webhook each")
+        check(len(kw) == len(hw) == 1, "one webhook each")
         for field in ("name", "rules", "failurePolicy", "matchPolicy", "matchConditions", "sideEffects",
                       "timeoutSeconds", "namespaceSelector", "objectSelector", "admissionReviewVersions"):
-            ok(kw[0].get(field) == hw[0].get(field),
-               f"{overlay} vs values/{v}: webhook {field}: kustomize {kw[0].get(field)!r} != helm {hw[0].get(field)!r}")
-        ok(kw[0]["clientConfig"].get("service") == hw[0]["clientConfig"].get("service"), "clientConfig.service agrees")
+            check(kw[0].get(field) == hw[0].get(field),
+                  f"{overlay} vs values/{v}: webhook {field}: kustomize {kw[0].get(field)!r} != helm {hw[0].get(field)!r}")
+        check(kw[0]["clientConfig"].get("service") == hw[0]["clientConfig"].get("service"), "clientConfig.service agrees")
         kann = one(kdocs, "ValidatingWebhookConfiguration", "rayjob-guard")["metadata"].get("annotations", {}).get("cert-manager.io/inject-ca-from")
         hann = one(hdocs, "ValidatingWebhookConfiguration", "rayjob-guard")["metadata"].get("annotations", {}).get("cert-manager.io/inject-ca-from")
-        ok(kann == hann, f"cert-manager inject-ca-from agrees: {kann} vs {hann}")
+        check(kann == hann, f"cert-manager inject-ca-from agrees: {kann} vs {hann}")
         kd = one(kdocs, "Deployment", "rayjob-guard", NS)["spec"]
         hd = one(hdocs, "Deployment", "rayjob-guard", NS)["spec"]
         kp, hp = kd["template"]["spec"], hd["template"]["spec"]
         for field in ("replicas", "strategy", "selector"):
-            ok(kd.get(field) == hd.get(field), f"Deployment {field}: {kd.get(field)} != {hd.get(field)}")
+            check(kd.get(field) == hd.get(field), f"Deployment {field}: {kd.get(field)} != {hd.get(field)}")
         for field in ("securityContext", "serviceAccountName", "automountServiceAccountToken",
                       "terminationGracePeriodSeconds", "enableServiceLinks", "topologySpreadConstraints", "volumes"):
-            ok(kp.get(field) == hp.get(field), f"pod {field}: kustomize {kp.get(field)!r} != helm {hp.get(field)!r}")
+            check(kp.get(field) == hp.get(field), f"pod {field}: kustomize {kp.get(field)!r} != helm {hp.get(field)!r}")
         # The chart names its PriorityClass per release and value (kustomize installs one per
         # cluster under a fixed name); the value must agree.
         kpc = one(kdocs, "PriorityClass", kp["priorityClassName"])
         hpc = one(hdocs, "PriorityClass", hp["priorityClassName"])
-        ok(kpc["value"] == hpc["value"], f"PriorityClass value: kustomize {kpc['value']} != helm {hpc['value']}")
+        check(kpc["value"] == hpc["value"], f"PriorityClass value: kustomize {kpc['value']} != helm {hpc['value']}")
         kc, hc = kp["containers"][0], hp["containers"][0]
         for field in ("args", "ports", "securityContext", "resources", "livenessProbe", "readinessProbe",
                       "startupProbe", "volumeMounts", "imagePullPolicy"):
-            ok(kc.get(field) == hc.get(field), f"container {field}: kustomize {kc.get(field)!r} != helm {hc.get(field)!r}")
-        ok(kc["image"] == hc["image"], f"image {kc['image']} == {hc['image']} (tag = appVersion)")
+            check(kc.get(field) == hc.get(field), f"container {field}: kustomize {kc.get(field)!r} != helm {hc.get(field)!r}")
+        check(kc["image"] == hc["image"], f"image {kc['image']} == {hc['image']} (tag = appVersion)")
         for kind in ("Service", "PodDisruptionBudget"):
             ks, hs = one(kdocs, kind, "rayjob-guard", NS)["spec"], one(hdocs, kind, "rayjob-guard", NS)["spec"]
-            ok(ks == hs, f"{kind} spec: {ks} != {hs}")
+            check(ks == hs, f"{kind} spec: {ks} != {hs}")
         print(f"ok: {overlay} and values/{v} agree: webhook rules, failurePolicy, matchPolicy, matchConditions, "
               "sideEffects, timeoutSeconds, namespaceSelector, admissionReviewVersions; Deployment probes, ports, "
               "security contexts, args, resources, volumes; Service, PDB")
@@ -179,8 +164,8 @@ def main():
     # --- the policy: equal to manifests/base/policy.yaml, valid for the binary, rule actions merged
     docs = template("self-signed.yaml")
     cm = one(docs, "ConfigMap", "rayjob-guard-policy", NS)
-    ok(yaml.safe_load(cm["data"]["policy.yaml"]) == yaml.safe_load(open(os.path.join(REPO, "manifests", "base", "policy.yaml"))),
-       "chart policy equals manifests/base/policy.yaml")
+    check(yaml.safe_load(cm["data"]["policy.yaml"]) == yaml.safe_load(open(os.path.join(REPO, "manifests", "base", "policy.yaml"))),
+          "chart policy equals manifests/base/policy.yaml")
     print("ok: chart default policy equals manifests/base/policy.yaml")
     for v, sets in (("self-signed.yaml", ()), ("reaper-namespaced.yaml", ()),
                     ("self-signed.yaml", ("ruleActions.image-pinned=enforce", "ruleActions.backoff-limit=off"))):
@@ -189,11 +174,11 @@ def main():
         path = os.path.join(WORK, "policy.yaml")
         with open(path, "w") as f:
             f.write(text)
-        r = run([RJG, "policy", "validate", path], expect_ok=False)
-        ok(r.returncode == 0, f"rayjob-guard policy validate (values/{v} {sets}): exit {r.returncode}: {r.stdout}{r.stderr}")
+        code, out, err = offline([RJG, "policy", "validate", path], expect_ok=False)
+        check(code == 0, f"rayjob-guard policy validate (values/{v} {sets}): exit {code}: {out}{err}")
         rules = yaml.safe_load(text).get("rules", {})
         if sets:
-            ok(rules == {"image-pinned": "enforce", "backoff-limit": "off"}, f"ruleActions merged over policy.rules: {rules}")
+            check(rules == {"image-pinned": "enforce", "backoff-limit": "off"}, f"ruleActions merged over policy.rules: {rules}")
         print(f"ok: values/{v} {' '.join(sets)}: policy validates (rules {rules})")
     # The validation is real: a policy the binary refuses is refused.
     # A cross-field rule the schema cannot express (deletionPolicy needs KubeRay 1.3 or 1.4; the
@@ -201,9 +186,9 @@ def main():
     docs = template("self-signed.yaml", sets=("policy.lifecycle.mode=deletionPolicy",))
     with open(os.path.join(WORK, "bad-policy.yaml"), "w") as f:
         f.write(one(docs, "ConfigMap", "rayjob-guard-policy", NS)["data"]["policy.yaml"])
-    r = run([RJG, "policy", "validate", os.path.join(WORK, "bad-policy.yaml")], expect_ok=False)
-    ok(r.returncode != 0, "rayjob-guard policy validate refuses lifecycle.mode deletionPolicy on KubeRay 1.6")
-    print(f"ok: a bad policy value is refused by policy validate: {(r.stderr or r.stdout).strip().splitlines()[0]}")
+    code, out, err = offline([RJG, "policy", "validate", os.path.join(WORK, "bad-policy.yaml")], expect_ok=False)
+    check(code != 0, "rayjob-guard policy validate refuses lifecycle.mode deletionPolicy on KubeRay 1.6")
+    print(f"ok: a bad policy value is refused by policy validate: {(err or out).strip().splitlines()[0]}")
 
     # --- values.schema.json refuses bad values with the field named
     for sets, field in ((("ruleActions.image-pinned=deny",), "ruleActions"),
@@ -213,23 +198,23 @@ def main():
                         (("replicas=0",), "replicas"),
                         (("webhook.extraNamespaceSelectorExpressions[0].key=a", "webhook.extraNamespaceSelectorExpressions[0].operator=In"), "operator"),
                         (("monitoring.prometheusRule.latencyP99Seconds=1",), "latencyP99Seconds")):
-        r = template("self-signed.yaml", sets=sets, expect_ok=False)
-        ok(r.returncode != 0 and field in r.stderr, f"schema refuses {sets}: exit {r.returncode} {r.stderr.strip()}")
+        code, _, err = template("self-signed.yaml", sets=sets, expect_ok=False)
+        check(code != 0 and field in err, f"schema refuses {sets}: exit {code} {err.strip()}")
         print(f"ok: refused {' '.join(sets)}")
 
     # --- cert-manager: the same chain as the overlay, no caBundle
     docs = template("cert-manager.yaml")
     vwc = one(docs, "ValidatingWebhookConfiguration", "rayjob-guard")
-    ok("caBundle" not in vwc["webhooks"][0]["clientConfig"], "cert-manager: caBundle left to the cainjector")
+    check("caBundle" not in vwc["webhooks"][0]["clientConfig"], "cert-manager: caBundle left to the cainjector")
     serving = one(docs, "Certificate", "rayjob-guard-serving", NS)
     kserving = one(kustomize("manifests/overlays/cert-manager"), "Certificate", "rayjob-guard-serving", NS)
-    ok(serving["spec"] == kserving["spec"], f"serving Certificate agrees with the overlay: {serving['spec']}")
-    ok(not [d for d in docs if d["kind"] == "Secret"], "no Secret rendered")
+    check(serving["spec"] == kserving["spec"], f"serving Certificate agrees with the overlay: {serving['spec']}")
+    check(not [d for d in docs if d["kind"] == "Secret"], "no Secret rendered")
     print("ok: cert-manager: Issuer -> CA -> CA Issuer -> serving Certificate equal to the overlay's, caBundle injected")
     docs = template("self-signed.yaml")
-    ok(not [d for d in docs if d["apiVersion"].startswith("cert-manager.io/")], "self-signed: no cert-manager objects")
-    ok(one(docs, "ValidatingWebhookConfiguration", "rayjob-guard")["webhooks"][0]["clientConfig"]["caBundle"] == "Q0EgUEVNIHBsYWNlaG9sZGVy",
-       "self-signed: caBundle from webhook.caBundle")
+    check(not [d for d in docs if d["apiVersion"].startswith("cert-manager.io/")], "self-signed: no cert-manager objects")
+    check(one(docs, "ValidatingWebhookConfiguration", "rayjob-guard")["webhooks"][0]["clientConfig"]["caBundle"] == "Q0EgUEVNIHBsYWNlaG9sZGVy",
+          "self-signed: caBundle from webhook.caBundle")
     print("ok: self-signed: no cert-manager objects, caBundle from values")
 
     # --- the reaper, cluster-wide and namespaced, against manifests/reaper
@@ -238,34 +223,34 @@ def main():
     docs = template("monitoring.yaml")
     cron = one(docs, "CronJob", "rayjob-guard-reaper", NS)["spec"]
     for field in ("schedule", "concurrencyPolicy", "startingDeadlineSeconds"):
-        ok(cron[field] == kcron[field], f"reaper {field} agrees")
+        check(cron[field] == kcron[field], f"reaper {field} agrees")
     kc = kcron["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
     hc = cron["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
-    ok(kc["args"] == hc["args"], f"reaper args agree: {hc['args']}")
-    ok(one(kr, "ClusterRole", "rayjob-guard-reaper")["rules"] == one(docs, "ClusterRole", "rayjob-guard-reaper")["rules"],
-       "reaper ClusterRole rules agree")
+    check(kc["args"] == hc["args"], f"reaper args agree: {hc['args']}")
+    check(one(kr, "ClusterRole", "rayjob-guard-reaper")["rules"] == one(docs, "ClusterRole", "rayjob-guard-reaper")["rules"],
+          "reaper ClusterRole rules agree")
     kn = kustomize("manifests/reaper/namespaced")
     docs = template("reaper-namespaced.yaml")
     ncron = one(docs, "CronJob", "rayjob-guard-reaper", NS)["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
     kncron = one(kn, "CronJob", "rayjob-guard-reaper", NS)["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]
-    ok(ncron["args"] == kncron["args"], f"namespaced reaper args agree: {ncron['args']}")
-    ok(one(docs, "Role", "rayjob-guard-reaper", "tenant-a")["rules"] == one(kn, "Role", "rayjob-guard-reaper", "tenant-a")["rules"],
-       "namespaced reaper Role agrees")
-    ok(not [d for d in docs if d["kind"] == "ClusterRole"], "namespaced reaper: no ClusterRole")
+    check(ncron["args"] == kncron["args"], f"namespaced reaper args agree: {ncron['args']}")
+    check(one(docs, "Role", "rayjob-guard-reaper", "tenant-a")["rules"] == one(kn, "Role", "rayjob-guard-reaper", "tenant-a")["rules"],
+          "namespaced reaper Role agrees")
+    check(not [d for d in docs if d["kind"] == "ClusterRole"], "namespaced reaper: no ClusterRole")
     def reaper_cronjobs(sets):
         return [d for d in template("self-signed.yaml", sets=sets)
                 if d["kind"] == "CronJob" and d["metadata"]["name"] == "rayjob-guard-reaper"]
-    ok(len(reaper_cronjobs(())) == 1,
-       "reaper on by default: the default policy's kueue.lifecycleMode (reaper) relies on it")
-    ok(len(reaper_cronjobs(("policy.kueue.lifecycleMode=operatorDeletesRayJob",))) == 0,
-       "reaper off when neither lifecycle mode is reaper and reaper.enabled is not set")
-    ok(len(reaper_cronjobs(("policy.kueue.lifecycleMode=operatorDeletesRayJob",
-                            "policy.lifecycle.mode=reaper"))) == 1,
-       "reaper rendered when policy.lifecycle.mode is reaper, reaper.enabled or not")
+    check(len(reaper_cronjobs(())) == 1,
+          "reaper on by default: the default policy's kueue.lifecycleMode (reaper) relies on it")
+    check(len(reaper_cronjobs(("policy.kueue.lifecycleMode=operatorDeletesRayJob",))) == 0,
+          "reaper off when neither lifecycle mode is reaper and reaper.enabled is not set")
+    check(len(reaper_cronjobs(("policy.kueue.lifecycleMode=operatorDeletesRayJob",
+                               "policy.lifecycle.mode=reaper"))) == 1,
+          "reaper rendered when policy.lifecycle.mode is reaper, reaper.enabled or not")
     for overlay in ("manifests/overlays/self-signed", "manifests/overlays/cert-manager"):
-        ok(len([d for d in kustomize(overlay) if d["kind"] == "CronJob"
-                and d["metadata"]["name"] == "rayjob-guard-reaper"]) == 1,
-           f"{overlay} runs the reaper its base policy relies on")
+        check(len([d for d in kustomize(overlay) if d["kind"] == "CronJob"
+                   and d["metadata"]["name"] == "rayjob-guard-reaper"]) == 1,
+              f"{overlay} runs the reaper its base policy relies on")
     print("ok: reaper: CronJob and RBAC agree with manifests/reaper and manifests/reaper/namespaced; on "
           "whenever the policy's lifecycle mode or Kueue mode relies on it (the default), in the "
           "chart and in both overlays")
@@ -276,32 +261,32 @@ def main():
     kspec = one(ka, "CronJob", "rayjob-guard-audit", NS)["spec"]
     hspec = one(docs, "CronJob", "rayjob-guard-audit", NS)["spec"]
     for field in ("schedule", "concurrencyPolicy", "startingDeadlineSeconds"):
-        ok(hspec[field] == kspec[field], f"audit {field} agrees")
+        check(hspec[field] == kspec[field], f"audit {field} agrees")
     kpod = kspec["jobTemplate"]["spec"]["template"]["spec"]
     hpod = hspec["jobTemplate"]["spec"]["template"]["spec"]
-    ok(hpod["containers"][0]["args"] == kpod["containers"][0]["args"],
-       f"audit args agree: {hpod['containers'][0]['args']}")
-    ok(hpod["serviceAccountName"] == "rayjob-guard-audit" and
-       hpod["volumes"][0]["configMap"]["name"] == "rayjob-guard-policy",
-       "audit runs as its ServiceAccount with the webhook's policy ConfigMap")
+    check(hpod["containers"][0]["args"] == kpod["containers"][0]["args"],
+          f"audit args agree: {hpod['containers'][0]['args']}")
+    check(hpod["serviceAccountName"] == "rayjob-guard-audit" and
+          hpod["volumes"][0]["configMap"]["name"] == "rayjob-guard-policy",
+          "audit runs as its ServiceAccount with the webhook's policy ConfigMap")
     rules = one(docs, "ClusterRole", "rayjob-guard-audit")["rules"]
-    ok(one(ka, "ClusterRole", "rayjob-guard-audit")["rules"] == rules, "audit ClusterRole rules agree")
+    check(one(ka, "ClusterRole", "rayjob-guard-audit")["rules"] == rules, "audit ClusterRole rules agree")
     writes = [r for r in rules if set(r["verbs"]) - {"get", "list"}]
-    ok(writes == [{"apiGroups": ["openreports.io"], "resources": ["reports"],
-                   "verbs": ["list", "create", "patch", "delete"]}],
-       f"audit writes nothing but its openreports.io Reports: {writes}")
-    ok(hpod["containers"][0]["args"][:3] == ["audit", "--all-namespaces", "--write-reports"],
-       "audit writes its reports by default")
+    check(writes == [{"apiGroups": ["openreports.io"], "resources": ["reports"],
+                      "verbs": ["list", "create", "patch", "delete"]}],
+          f"audit writes nothing but its openreports.io Reports: {writes}")
+    check(hpod["containers"][0]["args"][:3] == ["audit", "--all-namespaces", "--write-reports"],
+          "audit writes its reports by default")
     read_only = template("monitoring.yaml", sets=("audit.graceSeconds=900", "audit.output=policyreport",
                                                   "audit.writeReports=false"))
     args = one(read_only, "CronJob", "rayjob-guard-audit", NS)["spec"]["jobTemplate"]["spec"]["template"]["spec"]["containers"][0]["args"]
-    ok(args[:6] == ["audit", "--all-namespaces", "-o", "policyreport", "--grace", "900"],
-       f"audit values reach its args: {args}")
-    ok(all(set(r["verbs"]) <= {"get", "list"} for r in one(read_only, "ClusterRole", "rayjob-guard-audit")["rules"]),
-       "audit.writeReports=false: read-only RBAC")
-    ok(not [d for d in template("self-signed.yaml")
-            if (d["metadata"].get("labels") or {}).get("app.kubernetes.io/component") == "audit"],
-       "audit off by default: no audit ServiceAccount, RBAC or CronJob")
+    check(args[:6] == ["audit", "--all-namespaces", "-o", "policyreport", "--grace", "900"],
+          f"audit values reach its args: {args}")
+    check(all(set(r["verbs"]) <= {"get", "list"} for r in one(read_only, "ClusterRole", "rayjob-guard-audit")["rules"]),
+          "audit.writeReports=false: read-only RBAC")
+    check(not [d for d in template("self-signed.yaml")
+               if (d["metadata"].get("labels") or {}).get("app.kubernetes.io/component") == "audit"],
+          "audit off by default: no audit ServiceAccount, RBAC or CronJob")
     print("ok: audit: CronJob and RBAC agree with manifests/audit; it writes only its Reports, and nothing "
           "with writeReports=false; values reach its args; off by default")
 
@@ -309,45 +294,45 @@ def main():
     component = [d for d in yaml.safe_load_all(open(os.path.join(REPO, "manifests", "cluster-quota", "rbac.yaml"))) if d]
     live = template("self-signed.yaml", sets=("policy.quota.source=cluster",))
     role = one(live, "ClusterRole", "rayjob-guard-quota-reader")
-    ok(role["rules"] == one(component, "ClusterRole", "rayjob-guard-quota-reader")["rules"]
-       == [{"apiGroups": [""], "resources": ["resourcequotas"], "verbs": ["get", "list", "watch"]},
-           {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues", "clusterqueues"],
-            "verbs": ["get", "list", "watch"]}],
-       f"quota.source cluster: get, list, watch resourcequotas, localqueues and clusterqueues, "
-       f"as manifests/cluster-quota ({role['rules']})")
+    check(role["rules"] == one(component, "ClusterRole", "rayjob-guard-quota-reader")["rules"]
+          == [{"apiGroups": [""], "resources": ["resourcequotas"], "verbs": ["get", "list", "watch"]},
+              {"apiGroups": ["kueue.x-k8s.io"], "resources": ["localqueues", "clusterqueues"],
+               "verbs": ["get", "list", "watch"]}],
+          f"quota.source cluster: get, list, watch resourcequotas, localqueues and clusterqueues, "
+          f"as manifests/cluster-quota ({role['rules']})")
     binding = one(live, "ClusterRoleBinding", "rayjob-guard-quota-reader")
-    ok(binding["subjects"] == [{"kind": "ServiceAccount", "name": "rayjob-guard", "namespace": NS}]
-       and binding["roleRef"]["name"] == "rayjob-guard-quota-reader", "the binding names the webhook's ServiceAccount")
-    ok(one(live, "Deployment", "rayjob-guard", NS)["spec"]["template"]["spec"]["automountServiceAccountToken"] is True,
-       "quota.source cluster: the webhook mounts its token")
+    check(binding["subjects"] == [{"kind": "ServiceAccount", "name": "rayjob-guard", "namespace": NS}]
+          and binding["roleRef"]["name"] == "rayjob-guard-quota-reader", "the binding names the webhook's ServiceAccount")
+    check(one(live, "Deployment", "rayjob-guard", NS)["spec"]["template"]["spec"]["automountServiceAccountToken"] is True,
+          "quota.source cluster: the webhook mounts its token")
     plain = template("self-signed.yaml")
-    ok(not [d for d in plain if d["kind"] in ("ClusterRole", "ClusterRoleBinding") and "quota-reader" in d["metadata"]["name"]]
-       and one(plain, "Deployment", "rayjob-guard", NS)["spec"]["template"]["spec"]["automountServiceAccountToken"] is False,
-       "quota from the policy (the default): no RBAC, no token")
+    check(not [d for d in plain if d["kind"] in ("ClusterRole", "ClusterRoleBinding") and "quota-reader" in d["metadata"]["name"]]
+          and one(plain, "Deployment", "rayjob-guard", NS)["spec"]["template"]["spec"]["automountServiceAccountToken"] is False,
+          "quota from the policy (the default): no RBAC, no token")
     print("ok: quota.source cluster renders the ResourceQuota reader RBAC of manifests/cluster-quota and mounts "
           "the token; the default renders neither")
 
     # --- monitoring: opt-in, ServiceMonitor on the metrics port, PrometheusRule valid for promtool
-    ok(not [d for d in template("cert-manager.yaml") if d["apiVersion"].startswith("monitoring.coreos.com/")],
-       "no monitoring objects by default")
+    check(not [d for d in template("cert-manager.yaml") if d["apiVersion"].startswith("monitoring.coreos.com/")],
+          "no monitoring objects by default")
     docs = template("monitoring.yaml")
     sm = one(docs, "ServiceMonitor", "rayjob-guard", NS)
     svc = one(docs, "Service", "rayjob-guard", NS)
-    ok(sm["spec"]["endpoints"][0]["port"] in [p["name"] for p in svc["spec"]["ports"]], "ServiceMonitor port is a Service port")
-    ok(sm["spec"]["selector"]["matchLabels"].items() <= svc["metadata"]["labels"].items(), "ServiceMonitor selects the Service")
-    ok(sm["metadata"]["labels"].get("release") == "prometheus", "ServiceMonitor additionalLabels")
+    check(sm["spec"]["endpoints"][0]["port"] in [p["name"] for p in svc["spec"]["ports"]], "ServiceMonitor port is a Service port")
+    check(sm["spec"]["selector"]["matchLabels"].items() <= svc["metadata"]["labels"].items(), "ServiceMonitor selects the Service")
+    check(sm["metadata"]["labels"].get("release") == "prometheus", "ServiceMonitor additionalLabels")
     rule = one(docs, "PrometheusRule", "rayjob-guard", NS)
     path = os.path.join(WORK, "rules.yaml")
     with open(path, "w") as f:
         yaml.safe_dump(rule["spec"], f)
-    ok(shutil.which("promtool"), "promtool on PATH (Debian package prometheus, in scripts/install-deps.sh)")
-    r = run(["promtool", "check", "rules", path], expect_ok=False)
-    ok(r.returncode == 0, f"promtool check rules: {r.stdout}{r.stderr}")
+    promtool = need("promtool", "the Debian package prometheus, in scripts/install-deps.sh")
+    code, out, err = offline([promtool, "check", "rules", path], expect_ok=False)
+    check(code == 0, f"promtool check rules: {out}{err}")
     alerts = [x["alert"] for g in rule["spec"]["groups"] for x in g["rules"] if "alert" in x]
-    ok(all(x.get("annotations", {}).get(k) for g in rule["spec"]["groups"] for x in g["rules"] if "alert" in x
-           for k in ("summary", "description", "runbook_url")), "every alert has summary, description, runbook_url")
+    check(all(x.get("annotations", {}).get(k) for g in rule["spec"]["groups"] for x in g["rules"] if "alert" in x
+              for k in ("summary", "description", "runbook_url")), "every alert has summary, description, runbook_url")
     print(f"ok: monitoring: ServiceMonitor on Service port metrics; PrometheusRule passes promtool check rules ({len(alerts)} alerts)")
-    print(f"PASS: {checks} checks")
+    print(f"PASS: {checks_passed()} checks")
 
 
 if __name__ == "__main__":

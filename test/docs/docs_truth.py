@@ -25,26 +25,25 @@ The server is stopped by PID, also on failure.
 """
 import argparse
 import http.client
-import json
 import os
 import re
 import shutil
-import signal
-import socket
 import ssl
 import subprocess
 import sys
 import tempfile
-import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import Serve, cluster_quota_flags, fail, mint_certs, run  # noqa: E402
 
 ARGS = None
 COMMANDS = ("serve", "review", "check", "policy", "reap", "audit")
 POLICY_SECTIONS = ("kuberay", "lifecycle", "images", "quota", "rules")
 
 
-def run(*argv, stdin=None, timeout=60):
-    p = subprocess.run([ARGS.binary, *argv], input=stdin, capture_output=True, timeout=timeout)
-    return p.returncode, p.stdout.decode(), p.stderr.decode()
+def rjg(*argv, stdin=None):
+    """The binary run with argv: (exit code, stdout, stderr)."""
+    return run([ARGS.binary, *argv], stdin=stdin)
 
 
 def doc_files():
@@ -86,70 +85,33 @@ def spans(line, fence):
 def metrics_exposed():
     """{metric name: {label name: set of values}} from a running server's /metrics."""
     work = tempfile.mkdtemp(prefix="rjg-docs-")
-    certs = os.path.join(work, "certs")
-    subprocess.run([os.path.join(ARGS.source_dir, "certs", "mint-certs.sh"), "--out", certs,
-                    "--san", "IP:127.0.0.1"], check=True, stdout=subprocess.DEVNULL, timeout=60)
-    port_file = os.path.join(work, "ports.json")
-    # The default policy with quota from the cluster, so that the cluster-quota families are
-    # exposed too: the cluster named is a loopback port nobody listens on (the watch retries, and
-    # the verdicts fall back to the policy's entries until it syncs).
-    code, policy, err = run("policy", "default")
-    if code != 0 or "\n  source: policy\n" not in policy:
-        raise RuntimeError(f"policy default: exit {code}, no 'quota.source: policy' line: {err}")
-    policy_file = os.path.join(work, "policy.yaml")
-    with open(policy_file, "w") as f:
-        f.write(policy.replace("\n  source: policy\n", "\n  source: cluster\n"))
-    token_file = os.path.join(work, "token")
-    with open(token_file, "w") as f:
-        f.write("unused\n")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        closed_port = s.getsockname()[1]
-    log = open(os.path.join(work, "server.log"), "wb")
-    proc = subprocess.Popen([ARGS.binary, "serve", "--tls-cert", os.path.join(certs, "tls.crt"),
-                             "--tls-key", os.path.join(certs, "tls.key"),
-                             "--listen", "127.0.0.1:0", "--probe-listen", "127.0.0.1:0",
-                             "--port-file", port_file, "--shutdown-delay", "0",
-                             "--shutdown-timeout", "5", "--policy", policy_file,
-                             "--server", f"https://127.0.0.1:{closed_port}",
-                             "--token-file", token_file, "--ca", os.path.join(certs, "ca.crt")],
-                            stdout=subprocess.DEVNULL, stderr=log)
+    certs = mint_certs(ARGS.source_dir, os.path.join(work, "certs"))
+    # Quota from a cluster nobody answers at, so that the cluster-quota families are exposed too.
+    server = Serve([ARGS.binary, "serve"], certs, work, shutdown_delay="0", start_timeout=15,
+                   extra=cluster_quota_flags(ARGS.binary, work, os.path.join(certs, "ca.crt")))
     try:
-        deadline = time.monotonic() + 15
-        while not os.path.exists(port_file):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("rayjob-guard serve did not write its port file within 15 s")
-            time.sleep(0.01)
-        with open(port_file) as f:
-            ports = json.load(f)
-        ctx = ssl.create_default_context(cafile=os.path.join(certs, "ca.crt"))
+        ctx = ssl.create_default_context(cafile=server.ca)
         golden = os.path.join(ARGS.source_dir, "test", "golden", "cases")
         for case in ("allow-compliant", "deny-several-rules", "warn-only-image-pinned"):
             with open(os.path.join(golden, case, "request.json"), "rb") as f:
                 body = f.read()
-            c = http.client.HTTPSConnection("127.0.0.1", ports["https"], timeout=10, context=ctx)
+            c = http.client.HTTPSConnection("127.0.0.1", server.https, timeout=10, context=ctx)
             c.request("POST", "/validate", body=body, headers={"Content-Type": "application/json"})
             r = c.getresponse()
             r.read()
             c.close()
             if r.status != 200:
-                raise RuntimeError(f"review {case}: HTTP {r.status}")
-        c = http.client.HTTPConnection("127.0.0.1", ports["probe"], timeout=10)
+                fail(f"review {case}: HTTP {r.status}")
+        c = http.client.HTTPConnection("127.0.0.1", server.probe, timeout=10)
         c.request("GET", "/metrics")
         text = c.getresponse().read().decode()
         c.close()
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-        if proc.returncode == 0:
+        code = server.stop()
+        if code == 0:
             shutil.rmtree(work, ignore_errors=True)
         else:
-            print(f"rayjob-guard serve exited {proc.returncode}; its log is kept in {work}", file=sys.stderr)
+            print(f"rayjob-guard serve exited {code}; its log is kept in {work}", file=sys.stderr)
     metrics = {}
     for line in text.splitlines():
         m = re.match(r"# TYPE (\w+) (\w+)", line)
@@ -172,7 +134,7 @@ def labels_exposed():
     p = subprocess.run([ctest, "--print-labels"], cwd=ARGS.build_dir, capture_output=True,
                        text=True, timeout=120)
     if p.returncode != 0:
-        raise RuntimeError(f"ctest --print-labels failed: {p.stderr}")
+        fail(f"ctest --print-labels failed: {p.stderr}")
     return {line.strip() for line in p.stdout.splitlines()[1:] if line.startswith("  ")}
 
 
@@ -182,7 +144,7 @@ def tests_exposed():
     p = subprocess.run([ctest, "-N"], cwd=ARGS.build_dir, capture_output=True, text=True,
                        timeout=120)
     if p.returncode != 0:
-        raise RuntimeError(f"ctest -N failed: {p.stderr}")
+        fail(f"ctest -N failed: {p.stderr}")
     return set(re.findall(r"Test +#\d+: (\S+)", p.stdout))
 
 
@@ -190,28 +152,28 @@ def flags_exposed():
     """{command: set of --flags in its --help}"""
     out = {}
     for cmd in COMMANDS:
-        code, text, err = run(cmd, "--help")
+        code, text, err = rjg(cmd, "--help")
         if code != 0:
-            raise RuntimeError(f"rayjob-guard {cmd} --help: exit {code}: {err}")
+            fail(f"rayjob-guard {cmd} --help: exit {code}: {err}")
         out[cmd] = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", text))
     return out
 
 
 def rule_ids_exposed():
-    code, _, err = run("policy", "validate", "-",
+    code, _, err = rjg("policy", "validate", "-",
                        stdin=b"apiVersion: rayjob-guard.io/v1\nkind: Policy\n"
                              b"rules: {no-such-rule: warn}\n")
     m = re.search(r"expected one of: ([a-z, -]+)", err)
     if code != 2 or not m:
-        raise RuntimeError(f"policy validate did not list the rule ids: exit {code}: {err}")
+        fail(f"policy validate did not list the rule ids: exit {code}: {err}")
     return {r.strip() for r in m.group(1).split(",") if r.strip()}
 
 
 def policy_keys_exposed():
     """Every dotted key path of `policy default`, commented-out example keys included."""
-    code, text, err = run("policy", "default")
+    code, text, err = rjg("policy", "default")
     if code != 0:
-        raise RuntimeError(f"policy default: exit {code}: {err}")
+        fail(f"policy default: exit {code}: {err}")
     keys, stack = set(), []
     for raw in text.splitlines():
         line = re.sub(r"^(\s*)# ?", r"\1", raw) if re.match(r"^\s*#\s*[\w.-]+:", raw) else raw

@@ -23,10 +23,12 @@ import argparse
 import json
 import os
 import re
-import subprocess
 import sys
 
 import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import fail, run  # noqa: E402
 
 SECTIONS = ("kuberay", "lifecycle", "images", "quota", "rules")
 HEADER = "apiVersion: rayjob-guard.io/v1\nkind: Policy\n"
@@ -40,9 +42,9 @@ EXPECTED_REFUSALS = {
 }
 
 
-def run(*argv, stdin=None):
-    p = subprocess.run([ARGS.binary, *argv], input=stdin, capture_output=True, timeout=60)
-    return p.returncode, p.stdout.decode(), p.stderr.decode()
+def rjg(*argv, stdin=None):
+    """The binary run with argv: (exit code, stdout, stderr)."""
+    return run([ARGS.binary, *argv], stdin=stdin)
 
 
 def doc_files():
@@ -55,10 +57,10 @@ def doc_files():
 
 
 def rule_ids():
-    code, _, err = run("policy", "validate", "-", stdin=(HEADER + "rules: {no-such-rule: warn}\n").encode())
+    code, _, err = rjg("policy", "validate", "-", stdin=(HEADER + "rules: {no-such-rule: warn}\n").encode())
     m = re.search(r"expected one of: ([a-z, -]+)", err)
     if code != 2 or not m:
-        raise RuntimeError(f"policy validate did not list the rule ids: exit {code}: {err}")
+        fail(f"policy validate did not list the rule ids: exit {code}: {err}")
     return [r.strip() for r in m.group(1).split(",") if r.strip()]
 
 
@@ -102,7 +104,7 @@ def expand(keys, value):
     if keys == ["rules"] and re.fullmatch(r"\{\s*<id>:\s*enforce\|warn\|off\s*\}", value):
         return [(["rules"], "{%s: %s}" % (r, a)) for r in rule_ids() for a in ACTIONS]
     if any("<" in k for k in keys) or "<" in value:
-        raise RuntimeError(f"a placeholder this test cannot expand: {'.'.join(keys)}: {value}")
+        fail(f"a placeholder this test cannot expand: {'.'.join(keys)}: {value}")
     return [(keys, value)]
 
 
@@ -142,9 +144,9 @@ def main():
     ap.add_argument("--source-dir", required=True)
     ap.add_argument("--docs", nargs="*")
     ARGS = ap.parse_args()
-    code, default_text, err = run("policy", "default")
+    code, default_text, err = rjg("policy", "default")
     if code != 0:
-        raise RuntimeError(f"policy default: exit {code}: {err}")
+        fail(f"policy default: exit {code}: {err}")
     default = yaml.safe_load(default_text)
     found = snippets()
     if not found:
@@ -160,7 +162,7 @@ def main():
             cases = [(f"{'.'.join(k)}: {v}", merged_span(default, k, v)) for k, v in expand(keys, text)]
         for shown, policy in cases:
             checked += 1
-            code, _, err = run("policy", "validate", "-", stdin=policy.encode())
+            code, _, err = rjg("policy", "validate", "-", stdin=policy.encode())
             expected = (where.rsplit(":", 1)[0], shown)
             if expected in EXPECTED_REFUSALS:
                 if code == 2:

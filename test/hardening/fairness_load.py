@@ -35,8 +35,6 @@ import http.client
 import json
 import os
 import re
-import shutil
-import signal
 import ssl
 import subprocess
 import sys
@@ -47,20 +45,13 @@ import urllib.request
 
 import yaml
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import Serve, fail, mint_certs, need  # noqa: E402
+
 MIB = 1024 * 1024
 # The largest body we build: 3 MiB, the apiserver's request size limit, less room for headers.
 HEAVY_BYTES = 3 * MIB - 4096
 ARGS = None
-
-
-def die(msg):
-    print(f"FAIL: {msg}")
-    sys.exit(1)
-
-
-def need(tool):
-    if shutil.which(tool) is None:
-        die(f"{tool} is not installed (scripts/install-deps.sh installs it)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,7 +84,7 @@ def corpus_rayjob():
     with open(path, encoding="utf-8") as f:
         docs = [d for d in yaml.safe_load_all(f) if d and d.get("kind") == "RayJob"]
     if len(docs) != 1:
-        die(f"{path}: expected one RayJob, found {len(docs)}")
+        fail(f"{path}: expected one RayJob, found {len(docs)}")
     return docs[0]
 
 
@@ -146,7 +137,7 @@ def fill(base, shape, limit):
         if len(b) + item >= limit:
             return b, n
         n += max(1, (limit - len(b)) // item - 1)
-    die(f"cannot fill the {shape} shape to {limit} bytes")
+    fail(f"cannot fill the {shape} shape to {limit} bytes")
 
 
 SHAPES = ("groups", "containers", "env", "labels", "annotations", "rayStartParams", "resources",
@@ -178,7 +169,7 @@ def review_seconds(path, limit):
         return limit, False
     after = os.times()
     if proc.returncode != 0:
-        die(f"rayjob-guard review {path} exited {proc.returncode}: {err.decode()[:300]}")
+        fail(f"rayjob-guard review {path} exited {proc.returncode}: {err.decode()[:300]}")
     return (after.children_user - before.children_user) + (after.children_system - before.children_system), True
 
 
@@ -186,29 +177,13 @@ def review_seconds(path, limit):
 # The server and the clients
 
 
-class Server:
-    def __init__(self, work, extra=()):
-        self.work = work
-        ports = os.path.join(work, "ports.json")
-        self.log = open(os.path.join(work, "serve.log"), "ab")
-        self.proc = subprocess.Popen(
-            [ARGS.binary, "serve", "--tls-cert", os.path.join(work, "certs", "tls.crt"),
-             "--tls-key", os.path.join(work, "certs", "tls.key"), "--listen", "127.0.0.1:0",
-             "--probe-listen", "127.0.0.1:0", "--port-file", ports, "--log-level", "warn",
-             *extra],
-            stdout=self.log, stderr=self.log)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                die(f"serve exited {self.proc.returncode} (log: {self.log.name})")
-            try:
-                with open(ports, encoding="utf-8") as f:
-                    p = json.load(f)
-                self.https, self.probe = p["https"], p["probe"]
-                return
-            except (OSError, ValueError, KeyError):
-                time.sleep(0.05)
-        die("serve did not write its port file in 20 s")
+class Server(Serve):
+    """`rayjob-guard serve` (test/harness Serve) with the certificates in WORK/certs."""
+
+    def __init__(self, work, extra=(), shutdown_delay="0.1"):
+        super().__init__([ARGS.binary, "serve"], os.path.join(work, "certs"), work,
+                         ["--log-level", "warn", *extra], shutdown_delay=shutdown_delay,
+                         start_timeout=20)
 
     def metric(self, name, timeout=60):
         """The value of an unlabelled metric, or None when the exposition has no such line."""
@@ -217,15 +192,6 @@ class Server:
         m = re.search(rf"^{re.escape(name)} ([0-9.e+-]+)$", text, re.M)
         return float(m.group(1)) if m else None
 
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=40)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
 
 
 def tls_context():
@@ -333,7 +299,7 @@ def finish_heavy(proc, out):
     out.close()
     m = re.search(r"(\d+) requests in", text)
     if not m:
-        die(f"cannot read wrk's output:\n{text}")
+        fail(f"cannot read wrk's output:\n{text}")
     non2xx = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", text)
     return int(m.group(1)), int(non2xx.group(1)) if non2xx else 0
 
@@ -374,7 +340,7 @@ def run_fairness():
     ordinary = compact(review_of(base))
     heavy_name, heavy_path, heavy_cpu, heavy_size = choose_heavy(base)
     # A short shutdown: heavy reviews still queued or running at the end are not waited for.
-    server = Server(ARGS.work, ["--shutdown-delay", "0", "--shutdown-timeout", "5s"])
+    server = Server(ARGS.work, shutdown_delay="0")
     results = {"alone": [], "heavy": []}
     failures = []
     try:
@@ -496,14 +462,13 @@ def main():
     p.add_argument("--shape", choices=SHAPES, help="load with this shape instead of the costliest")
     p.add_argument("--overload", action="store_true")
     ARGS = p.parse_args()
-    need("openssl")
+    need("openssl", "certs/mint-certs.sh makes the certificates with it; "
+         "scripts/install-deps.sh installs it")
     if not ARGS.overload:
-        need("wrk")
+        need("wrk", "it keeps the heavy reviews in flight; scripts/install-deps.sh installs it")
     with tempfile.TemporaryDirectory(prefix="rjg-fairness-") as work:
         ARGS.work = work
-        subprocess.run([os.path.join(ARGS.source_dir, "certs", "mint-certs.sh"), "--out",
-                        os.path.join(work, "certs"), "--san", "IP:127.0.0.1"],
-                       check=True, stdout=subprocess.DEVNULL)
+        mint_certs(ARGS.source_dir, os.path.join(work, "certs"))
         write_lua(work)
         failures = run_overload() if ARGS.overload else run_fairness()
     for f in failures:

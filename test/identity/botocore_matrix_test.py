@@ -31,6 +31,8 @@ import time
 REPO, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from harness import fail  # noqa: E402
 import podid  # noqa: E402
 
 ASSERT = os.path.join(REPO, "images", "ray", "assert-pod-identity.py")
@@ -44,11 +46,6 @@ UNSUPPORTED = "Unsupported host '169.254.170.23'"
 # fetch "host" = refused before any request; refresh "stale" = the first token is sent again.
 EXPECTED = {"1.29": ("fail", "host", None), "1.31": ("fail", "host", None),
             "1.32.0": ("fail", "ok", "stale"), "1.34.41": ("pass", "ok", "ok"), "newest": ("pass", "ok", "ok")}
-
-
-def fail(msg):
-    print(f"FAIL: {msg}", file=sys.stderr, flush=True)
-    sys.exit(1)
 
 
 def expected_for(version, newest):

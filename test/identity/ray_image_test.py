@@ -27,17 +27,14 @@ import time
 REPO, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from harness import fail  # noqa: E402
 import podid  # noqa: E402
 
 DEBIAN = "localhost/rayjob-guard/debian:bookworm"
 TENANT_IMAGE = "localhost/rayjob-guard/ray-tenant:identity-test"
 BELOW_FLOOR_IMAGE = "localhost/rayjob-guard/ray-tenant:identity-test-below-floor"
 CONTAINERS_CONF = os.path.join(REPO, "containers.conf")
-
-
-def fail(msg):
-    print(f"FAIL: {msg}", file=sys.stderr, flush=True)
-    sys.exit(1)
 
 
 def podman(*args, timeout=600, check=True, log=None):

@@ -26,6 +26,8 @@ import urllib.request
 REPO, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from harness import fail  # noqa: E402
 import podid  # noqa: E402
 import rayhead  # noqa: E402
 
@@ -33,11 +35,6 @@ RUNNER = os.path.join(REPO, "images", "ray", "runner.py")
 TRAIN = os.path.join(HERE, "jobs", "train.py")
 READER = os.path.join(HERE, "jobs", "s3_read.py")
 A, B = "tenant-a", "tenant-b"
-
-
-def fail(msg):
-    print(f"FAIL: {msg}", file=sys.stderr, flush=True)
-    sys.exit(1)
 
 
 def tenant_venv(repo):

@@ -35,6 +35,8 @@ import yaml
 REPO, WORK, BINARY = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from harness import fail  # noqa: E402
 import podid  # noqa: E402
 import rayhead  # noqa: E402
 
@@ -45,11 +47,6 @@ DOC = os.path.join(REPO, "docs", "image-contract.md")
 EXAMPLE = os.path.join(REPO, "manifests", "tenant", "rayjobs", "stock-image-pip-pinned.yaml")
 UNSUPPORTED = "Unsupported host '169.254.170.23'"
 A = "tenant-a"
-
-
-def fail(msg):
-    print(f"FAIL: {msg}", file=sys.stderr, flush=True)
-    sys.exit(1)
 
 
 def docs_spellings():

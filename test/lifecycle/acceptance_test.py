@@ -27,14 +27,12 @@ wrapping a failing training program (test/identity/jobs/train.py):
 The same control plane, kwok, pod runner, operator and webhook as lifecycle_test.py (its Suite),
 plus MinIO, the agent and the network namespace (podid.PodIdentityEnv on that control plane).
 Every wait is bounded and names what it waited for; everything is stopped by PID and the network
-namespace is removed in finally blocks, also on SIGTERM (ctest's timeout). Exit 0 pass, 1 fail,
-77 skipped (not root, or ip/curl/unshare/jq missing, and RJG_ALLOW_MISSING_TOOLS=1;
-otherwise that is a failure)."""
+namespace is removed in finally blocks, also on SIGTERM (ctest's timeout). Exit 0 pass, 1 fail
+(not root, or ip/curl/unshare/jq missing, is a failure too: never a skip)."""
 
 import argparse
 import json
 import os
-import shutil
 import sys
 import time
 import traceback
@@ -44,6 +42,8 @@ REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 IDENTITY = os.path.join(REPO, "test", "identity")
 sys.path.insert(0, HERE)
 sys.path.insert(1, IDENTITY)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from harness import fail, need  # noqa: E402
 import lifecycle_test as lc  # noqa: E402
 import podid  # noqa: E402
 from lifecycle_test import Fail, parse_time, say, wait_for  # noqa: E402
@@ -102,16 +102,11 @@ def main():
     if not os.access(args.binary, os.X_OK):
         print(f"acceptance: no rayjob-guard binary at {args.binary} (use --binary)", file=sys.stderr)
         return 1
-    # A missing prerequisite fails the test; it is a skip (77) only when the caller says
-    # missing tools are acceptable (RJG_ALLOW_MISSING_TOOLS=1), which CI never does.
-    skip = 77 if os.environ.get("RJG_ALLOW_MISSING_TOOLS") == "1" else 1
+    # A missing prerequisite fails the test (test/harness); it is never a skip.
     if os.geteuid() != 0:
-        print("acceptance: needs root (ip netns, setns, unshare -m)", file=sys.stderr)
-        return skip
+        fail("acceptance: needs root (ip netns, setns, unshare -m)")
     for tool in ("unshare", "ip", "curl", "jq"):
-        if not shutil.which(tool):
-            print(f"acceptance: {tool} not installed", file=sys.stderr)
-            return skip
+        need(tool, "the acceptance run needs it; scripts/install-deps.sh installs it")
     podid.exit_on_signals()
     t_start = time.monotonic()
     venv = tenant_venv()

@@ -24,7 +24,7 @@ with this directory's Stages, the pod runner (runner.py: real Ray heads and subm
 operator out of cluster on loopback (flags and environment from manifests/kuberay/values.yaml via
 values.py, checked against its /proc), and rayjob-guard serve registered from the shipped
 manifests/base webhook configuration. Every wait is bounded and names what it waited for; every
-process is stopped by its PID in a finally block. Exit 0 pass, 1 fail, 77 skipped (a tool missing and RJG_ALLOW_MISSING_TOOLS=1)."""
+process is stopped by its PID in a finally block. Exit 0 pass, 1 fail (a missing tool too: it is never a skip)."""
 
 import argparse
 import base64
@@ -44,6 +44,8 @@ import yaml
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from harness import need  # noqa: E402
 import values as values_reader  # noqa: E402
 from kube import Kube  # noqa: E402
 
@@ -1124,12 +1126,10 @@ def main():
     if not os.access(args.binary, os.X_OK):
         print(f"lifecycle: no rayjob-guard binary at {args.binary} (use --binary)", file=sys.stderr)
         return 1
-    # A missing tool fails the test; it is a skip (77) only with RJG_ALLOW_MISSING_TOOLS=1,
-    # which CI never sets.
+    # A missing tool fails the test (test/harness need()); it is never a skip.
     for tool in ("unshare", "jq", "curl"):
-        if not shutil.which(tool):
-            print(f"lifecycle: {tool} not installed", file=sys.stderr)
-            return 77 if os.environ.get("RJG_ALLOW_MISSING_TOOLS") == "1" else 1
+        need(tool, "the lifecycle suite drives its control plane with it; "
+             "scripts/install-deps.sh installs it")
     s = Suite(args)
     failed, why = True, ""
     try:

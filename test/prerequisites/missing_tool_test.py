@@ -82,8 +82,7 @@ def main():
         if shutil.which(tool) is None:
             failures.append(f"{suite}: {tool} is not on PATH to begin with, so hiding it shows nothing")
             continue
-        env = {k: v for k, v in os.environ.items() if k != "RJG_ALLOW_MISSING_TOOLS"}
-        env["PATH"] = shadow_path(work, {tool})
+        env = dict(os.environ, PATH=shadow_path(work, {tool}))
         try:
             r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120,
                                stdin=subprocess.DEVNULL)

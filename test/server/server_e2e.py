@@ -6,9 +6,8 @@ usage: server_e2e.py --binary PATH --source-dir REPO GROUP
 Every server binds 127.0.0.1 port 0 and reports its ports through --port-file; certificates are
 minted at test time with certs/mint-certs.sh into a temporary directory; every process started is
 stopped by PID, also on failure. Needs python3, openssl, curl, promtool; wrk where a group uses
-them. A missing tool fails the group (CI installs every tool, so a skip there would hide a test
-that never ran); RJG_ALLOW_MISSING_TOOLS=1 turns that into a skip (exit 77) for a machine that
-lacks one on purpose.
+them. A missing tool fails the group (test/harness need()); there is no skip: a skip would hide a
+test that never ran.
 """
 import argparse
 import copy
@@ -27,8 +26,12 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import Serve, mint_certs, need  # noqa: E402
+
 ARGS = None
 FAILURES = []
+INSTALL = "scripts/install-deps.sh installs it"
 
 
 def check(cond, what):
@@ -40,24 +43,8 @@ def check(cond, what):
     return cond
 
 
-def need(tool):
-    if shutil.which(tool) is not None:
-        return
-    if os.environ.get("RJG_ALLOW_MISSING_TOOLS") == "1":
-        print(f"SKIP: {tool} is not installed (RJG_ALLOW_MISSING_TOOLS=1)")
-        sys.exit(77)
-    print(f"FAIL: {tool} is not installed (scripts/install-deps.sh installs it; "
-          "RJG_ALLOW_MISSING_TOOLS=1 skips instead)")
-    sys.exit(1)
-
-
 def mint(out, ca_dir=None):
-    cmd = [os.path.join(ARGS.source_dir, "certs", "mint-certs.sh"), "--out", out,
-           "--san", "IP:127.0.0.1", "--san", "DNS:localhost"]
-    if ca_dir:
-        cmd += ["--ca-dir", ca_dir]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return out
+    return mint_certs(ARGS.source_dir, out, ("IP:127.0.0.1", "DNS:localhost"), ca_dir)
 
 
 def fixture(name):
@@ -77,40 +64,15 @@ def deny_review():
     return r
 
 
-class Server:
-    """A running `rayjob-guard serve` on 127.0.0.1 with ports from --port-file."""
+class Server(Serve):
+    """A running `rayjob-guard serve` (test/harness Serve) and the requests the groups make."""
 
     def __init__(self, work, certs, extra=(), cert=None, key=None, command=None):
-        self.work = work
-        self.port_file = os.path.join(work, f"ports-{time.monotonic_ns()}.json")
-        self.log_path = os.path.join(work, f"server-{time.monotonic_ns()}.log")
-        self.ca = os.path.join(certs, "ca.crt")
-        # `command` replaces `rayjob-guard serve` (the transport floor takes the same flags).
-        cmd = [*(command or [ARGS.binary, "serve"]),
-               "--tls-cert", cert or os.path.join(certs, "tls.crt"),
-               "--tls-key", key or os.path.join(certs, "tls.key"),
-               "--listen", "127.0.0.1:0", "--probe-listen", "127.0.0.1:0",
-               "--port-file", self.port_file, "--shutdown-delay", "0.1",
-               "--shutdown-timeout", "5", *extra]
-        self.log = open(self.log_path, "wb")
         self.started = time.monotonic()
-        self.proc = subprocess.Popen(cmd, stderr=self.log, stdout=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while not os.path.exists(self.port_file):
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.stop()
-                raise RuntimeError("server did not start: " + self.log_text())
-            time.sleep(0.005)
-        with open(self.port_file) as f:
-            ports = json.load(f)
-        self.https, self.probe = ports["https"], ports["probe"]
+        # `command` replaces `rayjob-guard serve` (the transport floor takes the same flags).
+        super().__init__(command or [ARGS.binary, "serve"], certs, work, extra, cert, key)
         self.reviews = 0  # POSTs answered 200: reviews the server made, for exact counts
         self.reviews_lock = threading.Lock()
-
-    def log_text(self):
-        self.log.flush()
-        with open(self.log_path, "rb") as f:
-            return f.read().decode(errors="replace")
 
     def ssl_context(self, alpn=None):
         ctx = ssl.create_default_context(cafile=self.ca)
@@ -158,17 +120,6 @@ class Server:
         with socket.create_connection(("127.0.0.1", self.https), timeout=5) as s:
             with ctx.wrap_socket(s, server_hostname="127.0.0.1") as t:
                 return hashlib.sha256(t.getpeercert(binary_form=True)).hexdigest()
-
-    def stop(self, sig=signal.SIGTERM, timeout=10):
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-        return self.proc.returncode
 
 
 def cli_review(body_bytes, work, policy=None):
@@ -295,8 +246,8 @@ def group_basics(work, certs):
         # Metrics pass promtool, and count what happened.
         status, text = s.probe_get("/metrics")
         check(status == 200, "/metrics 200")
-        need("promtool")
-        lint = subprocess.run(["promtool", "check", "metrics"], input=text.encode(),
+        promtool = need("promtool", "/metrics is linted with `promtool check metrics`; " + INSTALL)
+        lint = subprocess.run([promtool, "check", "metrics"], input=text.encode(),
                               capture_output=True)
         check(lint.returncode == 0, "promtool check metrics accepts /metrics "
               + lint.stdout.decode() + lint.stderr.decode())
@@ -548,7 +499,7 @@ def swap_data(base, target):
 
 
 def group_rotation(work, certs):
-    need("wrk")
+    need("wrk", "rotation is checked under wrk load; " + INSTALL)
     base = os.path.join(work, "secret")
     os.makedirs(base)
     v1 = mint(os.path.join(base, "..v1"))
@@ -652,7 +603,7 @@ def group_policy_reload(work, certs):
 
 
 def group_shutdown(work, certs):
-    need("wrk")
+    need("wrk", "shutdown is checked under wrk load; " + INSTALL)
     s = Server(work, certs, ["--threads", "2", "--shutdown-delay", "1", "--shutdown-timeout", "6"])
     body = os.path.join(ARGS.source_dir, "test", "server", "fixtures", "review-allow.json")
     allow = compact(fixture("review-allow.json"))
@@ -861,8 +812,8 @@ def main():
     p.add_argument("--floor-binary", default="")
     p.add_argument("group", choices=sorted(GROUPS))
     ARGS = p.parse_args()
-    need("openssl")
-    need("curl")
+    need("openssl", "the groups make certificates and TLS handshakes with openssl; " + INSTALL)
+    need("curl", "the groups make requests with curl; " + INSTALL)
     work = tempfile.mkdtemp(prefix="rjg-server-e2e-")
     try:
         certs = mint(os.path.join(work, "certs"))

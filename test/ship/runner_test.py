@@ -14,6 +14,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import fail, need, run, stop  # noqa: E402
+
 REPO, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUNNER = os.path.join(REPO, "images", "ray", "runner.py")
@@ -21,20 +24,15 @@ PY = "/usr/bin/python3"
 BUCKET = "diag-bucket"
 
 
-def fail(msg):
-    print(f"FAIL: {msg}", file=sys.stderr)
-    sys.exit(1)
-
-
 def start_s3rver():
-    tool = subprocess.run([os.path.join(HERE, "npm_tool.sh"), "s3rver@3", "s3rver"],
-                          capture_output=True, text=True)
-    if tool.returncode != 0:
-        fail(f"cannot install s3rver from npm: {tool.stderr.strip()[-400:]}")
-    modules = os.path.join(tool.stdout.strip(), "node_modules")
+    node = need("node", "s3rver, the S3 server the runner writes to, runs on Node.js")
+    code, out, err = run([os.path.join(HERE, "npm_tool.sh"), "s3rver@3", "s3rver"], timeout=600)
+    if code != 0:
+        fail(f"cannot install s3rver from npm: {err.strip()[-400:]}")
+    modules = os.path.join(out.strip(), "node_modules")
     data = os.path.join(WORK, "s3data")
     os.makedirs(data)
-    proc = subprocess.Popen(["node", os.path.join(HERE, "start-s3rver.js"), data, BUCKET],
+    proc = subprocess.Popen([node, os.path.join(HERE, "start-s3rver.js"), data, BUCKET],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, NODE_PATH=modules))
     line = proc.stdout.readline().strip()
@@ -234,11 +232,7 @@ def main():
                 fail(f"bad arguments {bad}: exit {r.returncode}, stderr {r.stderr!r}")
         print("ok: bad --results URLs and a missing command exit 2 with a message")
     finally:
-        s3rver.terminate()
-        try:
-            s3rver.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            s3rver.kill()
+        stop(s3rver)
     print("PASS: runner.py against s3rver")
 
 
