@@ -24,7 +24,7 @@ every 0.5 s, counts a heavy request besides the ordinary one at every sample). H
 their 503s (the large-review lane's overload answer) are reported, not judged.
 
 --overload checks the explicit overload answer instead: a server with one large-review worker and
-no queue, sent three heavy reviews at once, answers at least one with 503 and Retry-After, counts
+no queue, sent eight heavy reviews at once, answers at least one with 503 and Retry-After, counts
 it in rayjob_guard_review_overload_total, and still answers an ordinary review at once.
 
 Every process started is stopped by PID. A missing tool (wrk, openssl) fails the test.
@@ -226,6 +226,22 @@ class Client:
                     raise
         raise AssertionError("unreachable")
 
+    def post_together(self, body, barrier):
+        """As post, on a new connection, but the body's last byte is sent only once every party of
+        `barrier` has sent all the rest: the server can start none of them before all are in."""
+        self.close()
+        self.conn = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=self.timeout,
+                                                context=tls_context())
+        self.conn.putrequest("POST", "/validate")
+        self.conn.putheader("Content-Type", "application/json")
+        self.conn.putheader("Content-Length", str(len(body)))
+        self.conn.endheaders(body[:-1])
+        barrier.wait(timeout=60)
+        self.conn.send(body[-1:])
+        r = self.conn.getresponse()
+        data = r.read()
+        return r.status, data, dict(r.getheaders())
+
     def close(self):
         if self.conn is not None:
             self.conn.close()
@@ -416,13 +432,17 @@ def run_overload():
     failures = []
     server = Server(ARGS.work, ["--review-threads", "1", "--review-queue", "0"])
     try:
-        clients = [Client(server.https) for _ in range(3)]
+        # All bodies complete at the same moment (post_together), and eight of them: with one
+        # review taking a few milliseconds, three let the server finish one before the next was
+        # read often enough to fail 2 runs in 12.
+        clients = [Client(server.https) for _ in range(8)]
+        barrier = threading.Barrier(len(clients))
         with concurrent.futures.ThreadPoolExecutor(len(clients)) as pool:
-            answers = list(pool.map(lambda c: c.post(body), clients))
+            answers = list(pool.map(lambda c: c.post_together(body, barrier), clients))
         for c in clients:
             c.close()
         statuses = sorted(status for status, _, _ in answers)
-        print(f"three heavy reviews at once, one worker, no queue: statuses {statuses}")
+        print(f"{len(clients)} heavy reviews at once, one worker, no queue: statuses {statuses}")
         busy = [(data, headers) for status, data, headers in answers if status == 503]
         if not busy:
             failures.append("no heavy review was refused with 503")
