@@ -575,8 +575,11 @@ def audit_leak(s, ns, name, policy):
              "--kubeconfig", s.kubeconfig], check=False)
     if r.returncode != 1:
         raise Fail(f"audit -n {ns}: exit {r.returncode}, expected 1 (found):\n{r.stdout}{r.stderr}")
-    report = json.loads(r.stdout)
-    waste = [x for x in report["results"] if x["category"] == "waste"]
+    # -o json: a v1 List of openreports Reports, one per namespace audited (here, one).
+    reports = json.loads(r.stdout)["items"]
+    if [rep["metadata"]["namespace"] for rep in reports] != [ns]:
+        raise Fail(f"audit -n {ns} -o json: expected one Report, of {ns}:\n{r.stdout}")
+    waste = [x for x in reports[0]["results"] if x["category"] == "waste"]
     got = [(x["resources"][0]["name"], x["rule"]) for x in waste]
     if got != [(name, "deployment-failed-unmatched")]:
         raise Fail(f"audit -n {ns} reports the holds {got}, expected only "
