@@ -117,15 +117,9 @@ Status decode_audited(const Value& item, const Path& path, std::vector<AuditedRa
 
 Status decode_owned(const Value& item, const Path& path, bool pods, OwnedObject& o) {
   RJG_RETURN_IF_ERROR(json::check_object(item, path));
-  Result<const Value*> meta = json::read_object(item, "metadata", path);
-  if (!meta) {
-    return meta.error();
-  }
+  RJG_ASSIGN_OR_RETURN(const Value* meta, json::read_required_object(item, "metadata", path));
   const Path mpath = path.field("metadata");
-  if (meta.value() == nullptr) {
-    return invalid_argument(mpath.str() + ": required object is missing");
-  }
-  const Value& m = *meta.value();
+  const Value& m = *meta;
   RJG_RETURN_IF_ERROR(json::read_string(m, "namespace", mpath, o.namespace_));
   RJG_RETURN_IF_ERROR(json::read_string(m, "name", mpath, o.name));
   RJG_RETURN_IF_ERROR(json::read_string(m, "uid", mpath, o.uid));

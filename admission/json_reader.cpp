@@ -599,6 +599,15 @@ Result<const Value*> read_object(const Value& obj, std::string_view key, const P
   return v;
 }
 
+Result<const Value*> read_required_object(const Value& obj, std::string_view key,
+                                          const Path& path) {
+  RJG_ASSIGN_OR_RETURN(const Value* v, read_object(obj, key, path));
+  if (v == nullptr) {
+    return invalid_argument(path.field(key).str() + ": required object is missing");
+  }
+  return v;
+}
+
 Result<const Value*> read_array(const Value& obj, std::string_view key, const Path& path) {
   const Value* v = member(obj, key);
   if (v == nullptr) {

@@ -147,6 +147,10 @@ Status read_string_list(const Value& obj, std::string_view key, const Path& path
 // it has another type or a duplicate key (see check_object). The returned pointer is into `obj`'s
 // document.
 Result<const Value*> read_object(const Value& obj, std::string_view key, const Path& path);
+// As read_object, for a member the object must have: absent or null is kInvalidArgument
+// "<path>.<key>: required object is missing". Never returns nullptr.
+Result<const Value*> read_required_object(const Value& obj, std::string_view key,
+                                          const Path& path);
 // As read_object, for arrays.
 Result<const Value*> read_array(const Value& obj, std::string_view key, const Path& path);
 

@@ -43,15 +43,6 @@ Status required_string(const Value& object, std::string_view key, const Path& pa
   return {};
 }
 
-// Reads required object `key` of `object`; never null.
-Result<const Value*> required_object(const Value& object, std::string_view key, const Path& path) {
-  RJG_ASSIGN_OR_RETURN(const Value* v, json::read_object(object, key, path));
-  if (v == nullptr) {
-    return at(path.field(key), "required object is missing");
-  }
-  return v;
-}
-
 // One flavor's resources[] into `out`.
 Status decode_flavor(const Value& flavor, const Path& path, policy::ClusterQueueSpec& out) {
   RJG_RETURN_IF_ERROR(json::check_object(flavor, path));
@@ -89,11 +80,11 @@ Status decode_flavor(const Value& flavor, const Path& path, policy::ClusterQueue
 Result<DecodedLocalQueue> decode_local_queue(const json::Value& object, const json::Path& path) {
   RJG_RETURN_IF_ERROR(check_kind(object, path, "LocalQueue"));
   DecodedLocalQueue out;
-  RJG_ASSIGN_OR_RETURN(const Value* meta, required_object(object, "metadata", path));
+  RJG_ASSIGN_OR_RETURN(const Value* meta, json::read_required_object(object, "metadata", path));
   const Path mp = path.field("metadata");
   RJG_RETURN_IF_ERROR(required_string(*meta, "name", mp, out.name));
   RJG_RETURN_IF_ERROR(required_string(*meta, "namespace", mp, out.namespace_));
-  RJG_ASSIGN_OR_RETURN(const Value* spec, required_object(object, "spec", path));
+  RJG_ASSIGN_OR_RETURN(const Value* spec, json::read_required_object(object, "spec", path));
   const Path sp = path.field("spec");
   RJG_RETURN_IF_ERROR(required_string(*spec, "clusterQueue", sp, out.cluster_queue));
   return out;
@@ -103,7 +94,7 @@ Result<policy::ClusterQueueSpec> decode_cluster_queue(const json::Value& object,
                                                       const json::Path& path) {
   RJG_RETURN_IF_ERROR(check_kind(object, path, "ClusterQueue"));
   policy::ClusterQueueSpec out;
-  RJG_ASSIGN_OR_RETURN(const Value* meta, required_object(object, "metadata", path));
+  RJG_ASSIGN_OR_RETURN(const Value* meta, json::read_required_object(object, "metadata", path));
   const Path mp = path.field("metadata");
   RJG_RETURN_IF_ERROR(required_string(*meta, "name", mp, out.name));
   RJG_ASSIGN_OR_RETURN(const Value* spec, json::read_object(object, "spec", path));

@@ -51,17 +51,11 @@ Status decode_deployment(const Value& item, const Path& path, OperatorDeployment
   if (!item.IsObject()) {
     return json::type_error(path, "an object", item);
   }
-  Result<const Value*> meta = json::read_object(item, "metadata", path);
-  if (!meta) {
-    return meta.error();
-  }
-  if (meta.value() == nullptr) {
-    return invalid_argument(path.field("metadata").str() + ": required object is missing");
-  }
+  RJG_ASSIGN_OR_RETURN(const Value* meta, json::read_required_object(item, "metadata", path));
   const Path mpath = path.field("metadata");
-  RJG_RETURN_IF_ERROR(json::read_string(*meta.value(), "namespace", mpath, d.namespace_));
-  RJG_RETURN_IF_ERROR(json::read_string(*meta.value(), "name", mpath, d.name));
-  RJG_RETURN_IF_ERROR(json::read_string(*meta.value(), "uid", mpath, d.uid));
+  RJG_RETURN_IF_ERROR(json::read_string(*meta, "namespace", mpath, d.namespace_));
+  RJG_RETURN_IF_ERROR(json::read_string(*meta, "name", mpath, d.name));
+  RJG_RETURN_IF_ERROR(json::read_string(*meta, "uid", mpath, d.uid));
   const Value* spec = json::member(item, "spec");
   const Value* tmpl = spec != nullptr && spec->IsObject() ? json::member(*spec, "template") : nullptr;
   const Value* pod = tmpl != nullptr && tmpl->IsObject() ? json::member(*tmpl, "spec") : nullptr;

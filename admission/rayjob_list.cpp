@@ -19,14 +19,8 @@ using json::Value;
 
 Status decode_metadata(const Value& item, const Path& path, policy::ReapCandidate& c) {
   const Path mpath = path.field("metadata");
-  Result<const Value*> meta = json::read_object(item, "metadata", path);
-  if (!meta) {
-    return meta.error();
-  }
-  if (meta.value() == nullptr) {
-    return invalid_argument(mpath.str() + ": required object is missing");
-  }
-  const Value& m = *meta.value();
+  RJG_ASSIGN_OR_RETURN(const Value* meta, json::read_required_object(item, "metadata", path));
+  const Value& m = *meta;
   for (const auto& [key, out] : {std::pair{"name", &c.name}, std::pair{"namespace", &c.namespace_},
                                  std::pair{"uid", &c.uid}}) {
     if (Status s = json::read_string(m, key, mpath, *out); !s) {

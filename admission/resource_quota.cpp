@@ -82,10 +82,7 @@ Status decode_scope_selector(const Value& selector, const Path& path,
 
 Status decode_metadata(const Value& object, const Path& path, DecodedResourceQuota& out) {
   const Path mp = path.field("metadata");
-  RJG_ASSIGN_OR_RETURN(const Value* meta, json::read_object(object, "metadata", path));
-  if (meta == nullptr) {
-    return at(mp, "required object is missing");
-  }
+  RJG_ASSIGN_OR_RETURN(const Value* meta, json::read_required_object(object, "metadata", path));
   for (const auto& [key, value] :
        {std::pair{"name", &out.spec.name}, std::pair{"namespace", &out.namespace_}}) {
     RJG_RETURN_IF_ERROR(json::read_string(*meta, key, mp, *value));

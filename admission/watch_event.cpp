@@ -30,15 +30,9 @@ Status read_object(const Value& object, const Path& path, bool bookmark, Watched
   if (Status s = json::check_object(object, path); !s) {
     return s;
   }
-  Result<const Value*> meta = json::read_object(object, "metadata", path);
-  if (!meta) {
-    return meta.error();
-  }
+  RJG_ASSIGN_OR_RETURN(const Value* meta, json::read_required_object(object, "metadata", path));
   const Path mpath = path.field("metadata");
-  if (meta.value() == nullptr) {
-    return invalid_argument(mpath.str() + ": required object is missing");
-  }
-  const Value& m = *meta.value();
+  const Value& m = *meta;
   std::optional<std::string> ns;
   std::optional<std::string> name;
   std::optional<std::string> rv;
@@ -116,13 +110,7 @@ Result<WatchEvent> decode_watch_event(std::string_view line) {
   if (Status s = json::read_string(doc, "type", root, type); !s) {
     return s.error();
   }
-  Result<const Value*> object = json::read_object(doc, "object", root);
-  if (!object) {
-    return object.error();
-  }
-  if (object.value() == nullptr) {
-    return invalid_argument(root.field("object").str() + ": required object is missing");
-  }
+  RJG_ASSIGN_OR_RETURN(const Value* object, json::read_required_object(doc, "object", root));
   const Path opath = root.field("object");
   WatchEvent e;
   static constexpr std::array<std::pair<std::string_view, WatchEvent::Type>, 5> kTypes = {{
@@ -141,7 +129,7 @@ Result<WatchEvent> decode_watch_event(std::string_view line) {
   e.type = known->second;
   if (e.type == WatchEvent::Type::kError) {
     Result<std::int64_t> code = 0;
-    if (const Value* c = json::member(*object.value(), "code"); c != nullptr) {
+    if (const Value* c = json::member(*object, "code"); c != nullptr) {
       code = json::as_int64(*c, opath.field("code"));
       if (!code) {
         return code.error();
@@ -149,13 +137,13 @@ Result<WatchEvent> decode_watch_event(std::string_view line) {
     }
     e.error_code = static_cast<int>(code.value());
     std::optional<std::string> message;
-    if (Status s = json::read_string(*object.value(), "message", opath, message); !s) {
+    if (Status s = json::read_string(*object, "message", opath, message); !s) {
       return s.error();
     }
     e.error_message = message.value_or("");
     return e;
   }
-  if (Status s = read_object(*object.value(), opath, e.type == WatchEvent::Type::kBookmark,
+  if (Status s = read_object(*object, opath, e.type == WatchEvent::Type::kBookmark,
                              e.object, e.resource_version);
       !s) {
     return s.error();
