@@ -3,7 +3,8 @@
 Offers, from its modules:
   checks:  fail(msg), check(cond, msg), check_equal(got, want, what), checks_passed()
   tools:   need(tool, why) -> absolute path; a missing tool FAILS, it is never a skip
-  procs:   run(argv, ...) -> (code, stdout, stderr); start(argv, log_path); stop(proc);
+  procs:   run(argv, ...) -> (code, stdout, stderr); command_line(argv), for a message;
+           start(argv, log_path); stop(proc);
            wait_until(predicate, timeout, what); wait_for_file(path, timeout)
   serve:   mint_certs(repo, out); Serve, a `rayjob-guard serve` on 127.0.0.1 port 0;
            cluster_quota_flags(binary, work, ca), serve's flags for quota from a cluster
@@ -14,9 +15,9 @@ A script in test/<area>/ imports it with a two-line prelude that puts test/ on s
 (`test` itself is not a package: the name belongs to Python's own regression tests.)
 """
 from .checks import check, check_equal, checks_passed, fail
-from .procs import run, start, stop, wait_for_file, wait_until
+from .procs import command_line, run, start, stop, wait_for_file, wait_until
 from .serve import Serve, cluster_quota_flags, mint_certs
 from .tools import need
 
-__all__ = ["Serve", "check", "check_equal", "checks_passed", "cluster_quota_flags", "fail",
-           "mint_certs", "need", "run", "start", "stop", "wait_for_file", "wait_until"]
+__all__ = ["Serve", "check", "check_equal", "checks_passed", "cluster_quota_flags", "command_line",
+           "fail", "mint_certs", "need", "run", "start", "stop", "wait_for_file", "wait_until"]

@@ -11,8 +11,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import (check, check_equal, checks_passed, run, start, stop,  # noqa: E402
-                     wait_for_file, wait_until)
+from harness import (check, check_equal, checks_passed, command_line, run, start,  # noqa: E402
+                     stop, wait_for_file, wait_until)
 
 
 def child(statement):
@@ -47,6 +47,11 @@ def main():
     expect_failure('run(["sh", "-c", "echo no >&2; exit 4"], check=True)',
                    "sh -c echo no >&2; exit 4: exit 4: no")
     expect_failure('run(["sleep", "5"], timeout=0.2)', "sleep 5: still running after 0.2 s")
+    check_equal(command_line(["cat", 1, "b"]), "cat 1 b", "command_line() of a short argv")
+    check_equal(command_line([f"f{i}" for i in range(20)]), "f0 f1 f2 f3 ... (12 more) ... f16 f17 f18 f19",
+                "command_line() cuts the middle of a long argv")
+    expect_failure('run(["false", *map(str, range(100))], check=True)',
+                   "false 0 1 2 ... (93 more) ... 96 97 98 99: exit 1: ")
 
     expect_failure('check(1 == 2, "one is two")', "one is two")
     expect_failure('check_equal([1], [2], "the list")', "the list: got [1], want [2]")

@@ -3,6 +3,8 @@
 run(argv, stdin=None, timeout=60, check=False, text=True, **kwargs) -> (code, stdout, stderr):
   str outputs (bytes with text=False); stdin may be str or bytes; check=True fails the test on a
   non-zero exit; a run past its timeout fails the test.
+command_line(argv) -> argv as one line for a message, its middle cut when it is long (a batch of
+  thousands of files).
 start(argv, log_path, **kwargs) -> Popen with stderr, and stdout unless kwargs name another
   place for it, appended to log_path.
 stop(proc, sig=SIGTERM, timeout=10) -> exit status: the signal to its PID, a wait, then SIGKILL.
@@ -18,17 +20,27 @@ import time
 
 from .checks import fail
 
+SHOWN_ARGS = 8  # arguments of a long command line a message shows, first and last together
+
+
+def command_line(argv):
+    words = [str(a) for a in argv]
+    if len(words) > SHOWN_ARGS:
+        half = SHOWN_ARGS // 2
+        words = [*words[:half], f"... ({len(words) - SHOWN_ARGS} more) ...", *words[-half:]]
+    return " ".join(words)
+
 
 def run(argv, stdin=None, timeout=60, check=False, text=True, **kwargs):
     data = stdin.encode() if isinstance(stdin, str) else stdin
     try:
         p = subprocess.run(argv, input=data, capture_output=True, timeout=timeout, **kwargs)
     except subprocess.TimeoutExpired:
-        fail(f"{' '.join(map(str, argv))}: still running after {timeout} s")
+        fail(f"{command_line(argv)}: still running after {timeout} s")
     out, err = (p.stdout.decode(), p.stderr.decode()) if text else (p.stdout, p.stderr)
     if check and p.returncode != 0:
         shown = err.strip() if text else err.decode(errors="replace").strip()
-        fail(f"{' '.join(map(str, argv))}: exit {p.returncode}: {shown}")
+        fail(f"{command_line(argv)}: exit {p.returncode}: {shown}")
     return p.returncode, out, err
 
 
