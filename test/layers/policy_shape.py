@@ -11,9 +11,13 @@
 
 usage: policy_shape.py REPO_ROOT
 """
+import os
 import pathlib
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import check  # noqa: E402
 
 MAX_LINES = 600
 MAX_RULE_LINES = 200
@@ -25,7 +29,7 @@ def code_of(line: str) -> str:
     return line.split("//", 1)[0]
 
 
-def main() -> int:
+def main():
     root = pathlib.Path(sys.argv[1])
     problems = []
     for path in sorted((root / "policy").rglob("*.[ch]pp")):
@@ -56,8 +60,8 @@ def main() -> int:
     for p in problems:
         print(p)
     print(f"{checked} files checked, {len(problems)} problems")
-    return 1 if problems else 0
+    check(not problems, f"{len(problems)} problems with the shape of the policy engine (above)")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
