@@ -1,51 +1,49 @@
-"""Shared by the chart suite's Python tests: checks that count, Helm run offline with its own
-directories, `helm template` parsed strictly (a duplicate mapping key is an error, as in strict
-Kubernetes parsers; PyYAML would keep the last one silently)."""
+"""Shared by the chart suite's Python tests (on test/harness): Offline(work).run(argv), a run()
+with no cluster and Helm's homes under work; Chart(helm, chart, work).template(...), `helm template`
+parsed strictly (a duplicate mapping key is an error, as in strict Kubernetes parsers; PyYAML would
+keep the last one silently); StrictLoader; is_hook(doc)."""
 import os
-import subprocess
 import sys
 
 import yaml
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import fail, run  # noqa: E402
 
-class Suite:
-    def __init__(self, helm, chart, work):
-        self.helm, self.chart, self.work, self.checks = helm, chart, work, 0
+
+class Offline:
+    def __init__(self, work):
+        self.work = work
         os.makedirs(work, exist_ok=True)
 
-    def fail(self, msg):
-        print(f"FAIL: {msg}", file=sys.stderr)
-        sys.exit(1)
-
-    def ok(self, cond, what):
-        if not cond:
-            self.fail(what)
-        self.checks += 1
-
     def run(self, argv, expect_ok=True, stdin=None):
+        """(code, stdout, stderr); a non-zero exit fails the test when expect_ok."""
         env = dict(os.environ, KUBECONFIG=os.devnull, HELM_CACHE_HOME=os.path.join(self.work, "helm-cache"),
                    HELM_CONFIG_HOME=os.path.join(self.work, "helm-config"),
                    HELM_DATA_HOME=os.path.join(self.work, "helm-data"))
-        r = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120, input=stdin)
-        if expect_ok and r.returncode != 0:
-            self.fail(f"{' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
-        return r
+        return run(argv, stdin=stdin, timeout=120, check=expect_ok, env=env)
+
+
+class Chart(Offline):
+    def __init__(self, helm, chart, work):
+        super().__init__(work)
+        self.helm, self.chart = helm, chart
 
     def template(self, *values_files, sets=(), release="rayjob-guard", namespace="rayjob-guard",
                  expect_ok=True, extra=()):
-        """The rendered objects (strictly parsed), or the CompletedProcess when expect_ok is False."""
+        """The rendered objects (strictly parsed), or (code, stdout, stderr) when expect_ok is False."""
         argv = [self.helm, "template", release, self.chart, "--namespace", namespace, *extra]
         for v in values_files:
             argv += ["-f", v]
         for s in sets:
             argv += ["--set", s]
-        r = self.run(argv, expect_ok)
+        result = self.run(argv, expect_ok)
         if not expect_ok:
-            return r
+            return result
         try:
-            return [d for d in yaml.load_all(r.stdout, Loader=StrictLoader) if d]
+            return [d for d in yaml.load_all(result[1], Loader=StrictLoader) if d]
         except yaml.YAMLError as e:
-            self.fail(f"helm template {' '.join(values_files)} {' '.join(sets)}: not strict YAML: {e}")
+            fail(f"helm template {' '.join(values_files)} {' '.join(sets)}: not strict YAML: {e}")
 
 
 class StrictLoader(yaml.SafeLoader):

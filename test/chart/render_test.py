@@ -16,20 +16,14 @@ import sys
 import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from harness import check, checks_passed, need, run  # noqa: E402
+from harness import check, checks_passed, need  # noqa: E402
+from chartlib import Offline  # noqa: E402
 
 REPO, HELM, KUBECTL, RJG, WORK = (os.path.abspath(a) if i != 1 else a for i, a in enumerate(sys.argv[1:6]))
 CHART = os.path.join(REPO, "charts", "rayjob-guard")
 VALUES = os.path.join(REPO, "test", "chart", "values")
 RELEASE, NS = "rayjob-guard", "rayjob-guard"
-os.makedirs(WORK, exist_ok=True)
-
-
-def offline(argv, expect_ok=True):
-    """run() with no cluster and Helm's homes under WORK: (code, stdout, stderr)."""
-    env = dict(os.environ, KUBECONFIG=os.devnull, HELM_CACHE_HOME=os.path.join(WORK, "helm-cache"),
-               HELM_CONFIG_HOME=os.path.join(WORK, "helm-config"), HELM_DATA_HOME=os.path.join(WORK, "helm-data"))
-    return run(argv, timeout=120, check=expect_ok, env=env)
+offline = Offline(WORK).run  # no cluster, Helm's homes under WORK: (code, stdout, stderr)
 
 
 def template(*values, sets=(), expect_ok=True):

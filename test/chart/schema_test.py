@@ -11,19 +11,18 @@ usage: schema_test.py REPO HELM RAYJOB_GUARD WORK_DIR
 """
 import json
 import os
-import subprocess
 import sys
 
 import yaml
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from chartlib import Suite  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import check, checks_passed, run  # noqa: E402
+from chartlib import Chart  # noqa: E402
 
 REPO, HELM, RJG, WORK = (os.path.abspath(a) if i != 1 else a for i, a in enumerate(sys.argv[1:5]))
 CHART = os.path.join(REPO, "charts", "rayjob-guard")
 BASE = os.path.join(REPO, "test", "chart", "values", "self-signed.yaml")
-S = Suite(HELM, CHART, WORK)
-ok = S.ok
+S = Chart(HELM, CHART, WORK)
 
 # (--set, or --set-json with a leading "json:"), accepted?
 POLICIES = [
@@ -58,39 +57,40 @@ def set_args(s):
 
 
 def main():
-    r = S.run([sys.executable, os.path.join(REPO, "charts", "generate.py"), "--check"], expect_ok=False)
-    ok(r.returncode == 0, f"charts/generate.py --check: values.schema.json, README.md or docs/install.md not current:\n{r.stdout}{r.stderr}")
+    code, out, err = S.run([sys.executable, os.path.join(REPO, "charts", "generate.py"), "--check"], expect_ok=False)
+    check(code == 0, f"charts/generate.py --check: values.schema.json, README.md or docs/install.md not current:\n{out}{err}")
     print("ok: values.schema.json carries admission/policy.schema.json; the chart README and docs/install.md's values table are current")
     with open(os.path.join(CHART, "values.schema.json")) as f:
         schema = json.load(f)
     with open(os.path.join(REPO, "admission", "policy.schema.json")) as f:
         policy = json.load(f)
-    ok(schema["properties"]["policy"]["properties"] == policy["properties"], "properties.policy is the policy schema's")
-    ok(all(schema["definitions"][k] == v for k, v in policy["definitions"].items()), "definitions.policy* are the policy schema's")
+    check(schema["properties"]["policy"]["properties"] == policy["properties"], "properties.policy is the policy schema's")
+    check(all(schema["definitions"][k] == v for k, v in policy["definitions"].items()), "definitions.policy* are the policy schema's")
 
     agree = 0
     for s, accepted in POLICIES:
         base = ["template", "rayjob-guard", CHART, "-n", "rayjob-guard", "-f", BASE, *set_args(s)]
-        helm = S.run([HELM, *base], expect_ok=False)
-        raw = S.run([HELM, *base, "--skip-schema-validation", "--show-only", "templates/configmap-policy.yaml"])
+        helm_code, _, helm_err = S.run([HELM, *base], expect_ok=False)
+        _, raw, _ = S.run([HELM, *base, "--skip-schema-validation", "--show-only", "templates/configmap-policy.yaml"])
         path = os.path.join(WORK, "policy.yaml")
         with open(path, "w") as f:
-            f.write(yaml.safe_load(raw.stdout)["data"]["policy.yaml"])
-        binary = subprocess.run([RJG, "policy", "validate", path], capture_output=True, text=True, timeout=60)
-        ok((helm.returncode == 0) == accepted, f"{s}: helm template (values schema) exit {helm.returncode}, want "
-           f"{'accepted' if accepted else 'refused'}: {helm.stderr.strip()[:300]}")
-        ok((binary.returncode == 0) == accepted, f"{s}: rayjob-guard policy validate exit {binary.returncode}, want "
-           f"{'accepted' if accepted else 'refused'}: {binary.stdout}{binary.stderr}")
+            f.write(yaml.safe_load(raw)["data"]["policy.yaml"])
+        code, out, err = run([RJG, "policy", "validate", path])
+        check((helm_code == 0) == accepted, f"{s}: helm template (values schema) exit {helm_code}, want "
+              f"{'accepted' if accepted else 'refused'}: {helm_err.strip()[:300]}")
+        check((code == 0) == accepted, f"{s}: rayjob-guard policy validate exit {code}, want "
+              f"{'accepted' if accepted else 'refused'}: {out}{err}")
         agree += 1
-        why = "" if accepted else f" | helm: {helm.stderr.strip().splitlines()[-1][:110]} | binary: {(binary.stdout + binary.stderr).strip().splitlines()[-1][:110]}"
+        why = "" if accepted else f" | helm: {helm_err.strip().splitlines()[-1][:110]} | binary: {(out + err).strip().splitlines()[-1][:110]}"
         print(f"ok: {s}: {'accepted' if accepted else 'refused'} by both{why}")
     print(f"ok: the values schema and the binary agree on {agree} policies")
 
     for s in BAD_VALUES:
-        r = S.run([HELM, "template", "rayjob-guard", CHART, "-n", "rayjob-guard", "-f", BASE, *set_args(s)], expect_ok=False)
-        ok(r.returncode != 0 and "values don't meet the specifications of the schema" in r.stderr,
-           f"{s}: refused by values.schema.json: exit {r.returncode} {r.stderr.strip()[:300]}")
-        print(f"ok: {s}: refused ({r.stderr.strip().splitlines()[-1][:120]})")
+        code, _, err = S.run([HELM, "template", "rayjob-guard", CHART, "-n", "rayjob-guard", "-f", BASE, *set_args(s)],
+                             expect_ok=False)
+        check(code != 0 and "values don't meet the specifications of the schema" in err,
+              f"{s}: refused by values.schema.json: exit {code} {err.strip()[:300]}")
+        print(f"ok: {s}: refused ({err.strip().splitlines()[-1][:120]})")
 
     # Every object refuses unknown keys; every value has a type.
     untyped, open_objects, values = [], [], 0
@@ -114,14 +114,14 @@ def main():
                 values += 1
                 walk(v, f"{path}.{k}" if path else k)
     walk(schema, "")
-    ok(not untyped, f"values without a type: {untyped}")
-    ok(not open_objects, f"objects that accept unknown keys: {open_objects}")
+    check(not untyped, f"values without a type: {untyped}")
+    check(not open_objects, f"objects that accept unknown keys: {open_objects}")
     with open(os.path.join(CHART, "values.yaml")) as f:
         defaults = yaml.safe_load(f)
-    r = S.run([HELM, "lint", "--strict", CHART, "-n", "rayjob-guard", "-f", BASE])
+    S.run([HELM, "lint", "--strict", CHART, "-n", "rayjob-guard", "-f", BASE])
     print(f"ok: values.schema.json: {values} keys, every one typed, every object with additionalProperties: false; "
           f"values.yaml's {len(defaults)} top-level values all described")
-    print(f"PASS: {S.checks} checks")
+    print(f"PASS: {checks_passed()} checks")
 
 
 if __name__ == "__main__":
