@@ -5,12 +5,13 @@ usage: values_test.py REPO_ROOT"""
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 
 here = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, here)
+sys.path.insert(0, os.path.join(here, ".."))
+from harness import check, run, start, stop  # noqa: E402
 import values  # noqa: E402
 
 repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "..")
@@ -67,30 +68,28 @@ print(f"{'ok  ' if ok else 'FAIL'} shipped file derives {flags} {env} {problems}
 failed += not ok
 
 # Bad input: a clear error, exit 2.
-r = subprocess.run([sys.executable, os.path.join(here, "values.py"), "flags", "-f", shipped, "-f", bad],
-                   capture_output=True, text=True)
-ok = r.returncode == 2 and "featureGates[0] must be {name: <string>, enabled: <bool>}" in r.stderr
-print(f"{'ok  ' if ok else 'FAIL'} bad enabled value: exit {r.returncode} {r.stderr.strip()}")
+code, _, err = run([sys.executable, os.path.join(here, "values.py"), "flags", "-f", shipped, "-f", bad])
+ok = code == 2 and "featureGates[0] must be {name: <string>, enabled: <bool>}" in err
+print(f"{'ok  ' if ok else 'FAIL'} bad enabled value: exit {code} {err.strip()}")
 failed += not ok
 
 # check --pid against a real process started with the derived flags and environment.
-p = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)", BOTH],
-                     env={"DELETE_RAYJOB_CR_AFTER_JOB_FINISHES": "true"})
+p = start([sys.executable, "-c", "import time; time.sleep(30)", BOTH], os.path.join(tmp, "operator.log"),
+          env={"DELETE_RAYJOB_CR_AFTER_JOB_FINISHES": "true"})
 try:
-    r = subprocess.run([sys.executable, os.path.join(here, "values.py"), "check", "-f", shipped,
-                        "-f", op_deletes, "--pid", str(p.pid)], capture_output=True, text=True)
-    ok = r.returncode == 0
-    print(f"{'ok  ' if ok else 'FAIL'} check --pid agrees: exit {r.returncode} {r.stdout.strip()} {r.stderr.strip()}")
+    code, out, err = run([sys.executable, os.path.join(here, "values.py"), "check", "-f", shipped,
+                          "-f", op_deletes, "--pid", str(p.pid)])
+    ok = code == 0
+    print(f"{'ok  ' if ok else 'FAIL'} check --pid agrees: exit {code} {out.strip()} {err.strip()}")
     failed += not ok
-    r = subprocess.run([sys.executable, os.path.join(here, "values.py"), "check", "-f", shipped,
-                        "--pid", str(p.pid)], capture_output=True, text=True)
-    ok = r.returncode == 1 and "DELETE_RAYJOB_CR_AFTER_JOB_FINISHES" in r.stderr
-    print(f"{'ok  ' if ok else 'FAIL'} check --pid disagrees: exit {r.returncode} {r.stderr.strip()}")
+    code, _, err = run([sys.executable, os.path.join(here, "values.py"), "check", "-f", shipped,
+                        "--pid", str(p.pid)])
+    ok = code == 1 and "DELETE_RAYJOB_CR_AFTER_JOB_FINISHES" in err
+    print(f"{'ok  ' if ok else 'FAIL'} check --pid disagrees: exit {code} {err.strip()}")
     failed += not ok
 finally:
-    p.kill()
-    p.wait()
+    stop(p)
     shutil.rmtree(tmp, ignore_errors=True)
 
 print(f"{failed} failed")
-sys.exit(1 if failed else 0)
+check(failed == 0, f"{failed} of the values.py checks above failed")
