@@ -13,10 +13,12 @@ usage: tenant_check_test.py REPO_DIR RAYJOB_GUARD_BINARY
 import glob
 import os
 import re
-import subprocess
 import sys
 
 import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import check, run  # noqa: E402
 
 REPO, BINARY = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 RULE_IDS = ["kuberay-schema", "submission-mode", "reap-self", "reap-ttl", "active-deadline", "backoff-limit",
@@ -47,11 +49,11 @@ def main():
     policies = [os.path.join(REPO, "manifests", "base", "policy.yaml")] + \
         sorted(glob.glob(os.path.join(REPO, "manifests", "tenant", "policies", "*.yaml")))
     for p in policies:
-        r = subprocess.run([BINARY, "policy", "validate", p], capture_output=True, text=True, timeout=30)
+        code, out, err = run([BINARY, "policy", "validate", p], timeout=30)
         rel = os.path.relpath(p, REPO)
-        if r.returncode != 0:
-            failures.append(f"policy validate {rel}: exit {r.returncode}: {(r.stderr or r.stdout).strip()}")
-            print(f"FAIL policy validate {rel}: {(r.stderr or r.stdout).strip()}")
+        if code != 0:
+            failures.append(f"policy validate {rel}: exit {code}: {(err or out).strip()}")
+            print(f"FAIL policy validate {rel}: {(err or out).strip()}")
         else:
             print(f"ok   policy validate {rel}")
 
@@ -72,25 +74,24 @@ def main():
         with open(path) as f:
             obj = yaml.safe_load(f)
         ns = obj["metadata"].get("namespace", "default")
-        r = subprocess.run([BINARY, "check", "--policy", policy, "--namespace", ns, path],
-                           capture_output=True, text=True, timeout=30)
-        out = r.stdout + r.stderr
+        code, stdout, stderr = run([BINARY, "check", "--policy", policy, "--namespace", ns, path], timeout=30)
+        out = stdout + stderr
         found = mentioned(out)
         verdict, detail = expect
         # A file check skipped (not a RayJob) also exits 0: insist the object itself was judged.
         judged = f"rayjob.ray.io/{obj['metadata']['name']}" in out
         if verdict == "allowed":
             warn = set(detail.split("=", 1)[1].split(",")) if detail.startswith("warn=") else set()
-            ok = r.returncode == 0 and found == warn and judged
+            ok = code == 0 and found == warn and judged
             want = f"exit 0, rule ids {sorted(warn)}"
         else:
             denied = set(detail.split(","))
-            ok = r.returncode == 1 and found == denied and judged
+            ok = code == 1 and found == denied and judged
             want = f"exit 1, rule ids {sorted(denied)}"
         if verdict == "allowed" and ok:
             modes_covered.add(mode or "deletionRules")
         status = "ok  " if ok else "FAIL"
-        print(f"{status} {rel} [{ns}, policy {os.path.basename(policy)}]: exit {r.returncode}, "
+        print(f"{status} {rel} [{ns}, policy {os.path.basename(policy)}]: exit {code}, "
               f"rule ids {sorted(found)}; want {want}")
         if not ok:
             print("     output: " + out.strip().replace("\n", "\n             ")[:1500])
@@ -98,9 +99,7 @@ def main():
     missing = {"deletionRules", "deletionPolicy", "operatorDeletesRayJob", "reaper"} - modes_covered
     if missing:
         failures.append(f"no compliant example for lifecycle mode(s) {sorted(missing)}")
-    if failures:
-        print(f"FAIL: {len(failures)} problem(s): {failures}", file=sys.stderr)
-        sys.exit(1)
+    check(not failures, f"{len(failures)} problem(s): {failures}")
     print(f"PASS: {len(files)} example RayJobs and {len(policies)} policies give their recorded verdicts")
 
 
