@@ -14,11 +14,12 @@ import argparse
 import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", ".."))
+from harness import check, run  # noqa: E402
 
 # Known and intended differences, each with its reason. A disagreement is one of these only when
 # our side refuses with the given message and the reference is as described.
@@ -84,10 +85,8 @@ def same(a, b):
 def read_lines(argv, files):
     out = {}
     for i in range(0, len(files), 2000):
-        p = subprocess.run(argv + files[i:i + 2000], capture_output=True, timeout=600)
-        if p.returncode != 0:
-            sys.exit(f"{argv[0]} failed: exit {p.returncode}: {p.stderr.decode()[-2000:]}")
-        for line in p.stdout.decode("utf-8").splitlines():
+        _, printed, _ = run(argv + files[i:i + 2000], timeout=600, check=True)
+        for line in printed.splitlines():
             r = json.loads(line, parse_constant=lambda c: math.nan)
             out[r["name"]] = r
     return out
@@ -103,8 +102,8 @@ def main():
     a = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         corpus = a.keep or os.path.join(tmp, "corpus")
-        subprocess.run([sys.executable, os.path.join(HERE, "gen.py"), "--seed", str(a.seed),
-                        "--count", str(a.count), "--out", corpus], check=True)
+        run([sys.executable, os.path.join(HERE, "gen.py"), "--seed", str(a.seed),
+             "--count", str(a.count), "--out", corpus], timeout=600, check=True)
         files = sorted(os.path.join(corpus, f) for f in os.listdir(corpus))
         ours = read_lines([a.ours], files)
         ref = read_lines([a.reference], files)
@@ -142,8 +141,8 @@ def main():
           + ", ".join(f"{n} {k} (intended)" for k, n in intended.items())
           + f", {len(bad)} different"
           + (" (" + ", ".join(f"{n} {k}" for k, n in shapes.items()) + ")" if bad else ""))
-    return 1 if bad else 0
+    check(not bad, f"{len(bad)} files read differently, not as an intended difference (above)")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
