@@ -11,8 +11,10 @@ usage: missing_tool_test.py --source-dir REPO --binary BUILD/rayjob-guard --work
 import argparse
 import os
 import shutil
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import check, need, run  # noqa: E402
 
 # The Debian Python has PyYAML and boto3 (scripts/install-deps.sh), which the suites import.
 DEBIAN_PYTHON = "/usr/bin/python3"
@@ -78,29 +80,24 @@ def main():
     os.makedirs(work, exist_ok=True)
     failures = []
     table = rows(repo, binary, work)
+    for suite, tool, _ in table:
+        need(tool, f"the row of {suite} hides it from PATH, so it must be there to begin with")
     for suite, tool, argv in table:
-        if shutil.which(tool) is None:
-            failures.append(f"{suite}: {tool} is not on PATH to begin with, so hiding it shows nothing")
-            continue
         env = dict(os.environ, PATH=shadow_path(work, {tool}))
-        try:
-            r = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120,
-                               stdin=subprocess.DEVNULL)
-        except subprocess.TimeoutExpired:
-            failures.append(f"{suite} without {tool}: still running after 120 s (it did not stop at the check)")
-            continue
-        said = (r.stdout + r.stderr).strip()
+        # A suite still running after 120 s did not stop at its check: run() fails the test.
+        code, out, err = run(argv, env=env, timeout=120, stdin="")
+        said = (out + err).strip()
         last = said.splitlines()[-1] if said else "(nothing)"
-        if r.returncode in (1, 2) and tool in said:
-            print(f"ok   {suite} without {tool}: exit {r.returncode}: {last}")
+        if code in (1, 2) and tool in said:
+            print(f"ok   {suite} without {tool}: exit {code}: {last}")
         else:
-            failures.append(f"{suite} without {tool}: exit {r.returncode} (want 1 or 2, naming {tool}); "
+            failures.append(f"{suite} without {tool}: exit {code} (want 1 or 2, naming {tool}); "
                             f"it said: {said[-600:]}")
     for f in failures:
         print(f"FAIL {f}")
     print(f"{len(table) - len(failures)}/{len(table)} rows: a hidden tool failed its suite")
-    return 1 if failures else 0
+    check(not failures, f"{len(failures)} of {len(table)} suites did not fail without their tool (above)")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
