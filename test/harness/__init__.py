@@ -8,6 +8,9 @@ Offers, from its modules:
            wait_until(predicate, timeout, what); wait_for_file(path, timeout)
   serve:   mint_certs(repo, out); Serve, a `rayjob-guard serve` on 127.0.0.1 port 0;
            cluster_quota_flags(binary, work, ca), serve's flags for quota from a cluster
+  net:     free_port(host), http_ok(url): a free loopback port; whether GET url answers 200
+  cluster: Cluster(dir), the control plane of test/e2e/cluster.sh (up, down, kubectl as an
+           identity, webhook.sh); read_env(path)
 
 A script in test/<area>/ imports it with a two-line prelude that puts test/ on sys.path:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -15,9 +18,12 @@ A script in test/<area>/ imports it with a two-line prelude that puts test/ on s
 (`test` itself is not a package: the name belongs to Python's own regression tests.)
 """
 from .checks import check, check_equal, checks_passed, fail
+from .cluster import Cluster, read_env
+from .net import free_port, http_ok
 from .procs import command_line, run, start, stop, wait_for_file, wait_until
 from .serve import Serve, cluster_quota_flags, mint_certs
 from .tools import need
 
-__all__ = ["Serve", "check", "check_equal", "checks_passed", "cluster_quota_flags", "command_line",
-           "fail", "mint_certs", "need", "run", "start", "stop", "wait_for_file", "wait_until"]
+__all__ = ["Cluster", "Serve", "check", "check_equal", "checks_passed", "cluster_quota_flags",
+           "command_line", "fail", "free_port", "http_ok", "mint_certs", "need", "read_env", "run",
+           "start", "stop", "wait_for_file", "wait_until"]

@@ -4,15 +4,18 @@ interpreter, since a failure exits) ending with exit 1 and its `FAIL: ` line on 
 
 usage: harness_test.py WORK_DIR
 """
+import http.server
 import os
+import socket
 import subprocess
 import sys
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import (check, check_equal, checks_passed, command_line, run, start,  # noqa: E402
-                     stop, wait_for_file, wait_until)
+from harness import (Cluster, check, check_equal, checks_passed, command_line,  # noqa: E402
+                     free_port, http_ok, read_env, run, start, stop, wait_for_file, wait_until)
 
 
 def child(statement):
@@ -35,9 +38,55 @@ def fresh(path):
     return path
 
 
+def check_net():
+    port = free_port()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", port))  # free: it binds
+    check(not http_ok(f"http://127.0.0.1:{port}/"), "http_ok() is False where nothing listens")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        check(http_ok(base + "/"), "http_ok() is True for a 200")
+        check(not http_ok(base + "/no-such-file"), "http_ok() is False for a 404")
+    finally:
+        server.shutdown()
+
+
+def check_cluster(work):
+    d = os.path.join(work, "cluster")
+    os.makedirs(d, exist_ok=True)
+    kubectl = os.path.join(d, "kubectl")
+    with open(kubectl, "w") as f:
+        f.write("#!/bin/sh\necho \"$@\"\n"
+                "echo 'WARNING: version difference between client (1.40) and server (1.37)' >&2\n"
+                "echo said >&2\n[ \"$3\" != fail ]\n")
+    os.chmod(kubectl, 0o755)
+    with open(os.path.join(d, "env"), "w") as f:
+        f.write(f"KUBECTL={kubectl}\nCRD_FILES=a.yaml:b.yaml\nEMPTY=\nnot a pair\n")
+    check_equal(read_env(os.path.join(d, "env")),
+                {"KUBECTL": kubectl, "CRD_FILES": "a.yaml:b.yaml", "EMPTY": ""}, "read_env()")
+    check_equal(read_env(os.path.join(d, "absent")), {}, "read_env() of no file")
+    c = Cluster(d)
+    check_equal(c.kubectl("get", who="api"), (0, f"--kubeconfig {d}/api.kubeconfig get\n", "said\n"),
+                "Cluster.kubectl() runs dir's KUBECTL as the identity, without the skew warning")
+    check_equal(c.kubectl("fail")[0], 1, "Cluster.kubectl() returns a failure's exit status")
+    expect_failure(f'Cluster({d!r}).kubectl("fail", check=True)',
+                   "kubectl fail as admin: exit 1: said")
+    empty = os.path.join(work, "no-cluster")
+    os.makedirs(empty, exist_ok=True)
+    check(Cluster(empty).down(), "Cluster.down() where nothing runs succeeds")
+    code, err = child(f'Cluster({empty!r}).script("cluster.sh", "namespace", "ns")')
+    check(code == 1 and err.endswith(f"FAIL: {os.path.dirname(HERE)}/e2e/cluster.sh namespace "
+                                     f"{empty} ns: exit 1 (its log is above)\n"),
+          f"Cluster.script() fails the test naming the script: exit {code}: {err}")
+
+
 def main():
     work = os.path.abspath(sys.argv[1])
     os.makedirs(work, exist_ok=True)
+    check_net()
+    check_cluster(work)
 
     check_equal(run(["sh", "-c", "echo out; echo err >&2; exit 3"]), (3, "out\n", "err\n"),
                 "run() returns (code, stdout, stderr) as str")
