@@ -4,7 +4,8 @@ Cluster(dir, script_env=None): the cluster in dir (state, kubeconfigs and the en
   cluster.sh writes there); script_env is added to the environment of every script it runs.
   .env                     dir/env as a dict (KUBECTL, KUBE_VERSION, APISERVER_URL, APISERVER_CA,
                            APISERVER_PORT, CRD_KIND, CRD_FILES, ...), read again by up()
-  .up(*flags, env=None)    `cluster.sh up DIR FLAGS` (--controller-manager, --scheduler)
+  .up(*flags, env=None, check=True) -> the exit status of `cluster.sh up DIR FLAGS`
+                           (--controller-manager, --scheduler), as .script()
   .script(name, cmd, *args, env=None, timeout=900, check=True) -> the exit status of
                            `test/e2e/NAME CMD DIR ARGS`, its output shown (the scripts log to
                            stderr); a non-zero exit fails the test when check, naming the script
@@ -54,9 +55,10 @@ class Cluster:
             fail(f"{command_line(argv)}: exit {code} (its log is above)")
         return code
 
-    def up(self, *flags, env=None):
-        self.script("cluster.sh", "up", *flags, env=env)
+    def up(self, *flags, env=None, check=True):
+        code = self.script("cluster.sh", "up", *flags, env=env, check=check)
         self.env = read_env(os.path.join(self.dir, "env"))
+        return code
 
     def down(self):
         webhook = 0
