@@ -13,8 +13,9 @@ Cluster(dir, script_env=None): the cluster in dir (state, kubeconfigs and the en
                            cluster.sh down: everything both started in dir, by PID; True when
                            both succeeded; safe after a failed up, and twice
   .kubectl(*args, who="admin", stdin=None, cwd=None, check=False, timeout=180)
-                           -> (code, stdout, stderr) as identity `who` (dir/WHO.kubeconfig:
-                           admin, notebook, api), without kubectl's client/server skew warning
+                           -> a Completed (code, stdout, stderr) as identity `who`
+                           (dir/WHO.kubeconfig: admin, notebook, api), without kubectl's
+                           client/server skew warning
 read_env(path) -> {KEY: VALUE} of a KEY=VALUE file ({} when there is none).
 """
 import os
@@ -22,7 +23,7 @@ import re
 import sys
 
 from .checks import fail
-from .procs import command_line, run
+from .procs import Completed, command_line, run
 
 E2E = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "e2e")
 # kubectl newer than the server by more than one minor may print this; it says nothing of a test.
@@ -68,9 +69,9 @@ class Cluster:
 
     def kubectl(self, *args, who="admin", stdin=None, cwd=None, check=False, timeout=180):
         kubeconfig = os.path.join(self.dir, f"{who}.kubeconfig")
-        code, out, err = run([self.env.get("KUBECTL", "kubectl"), "--kubeconfig", kubeconfig, *args],
-                             stdin=stdin, cwd=cwd, timeout=timeout)
+        argv = [self.env.get("KUBECTL", "kubectl"), "--kubeconfig", kubeconfig, *args]
+        code, out, err = run(argv, stdin=stdin, cwd=cwd, timeout=timeout)
         err = SKEW.sub("", err)
         if check and code != 0:
             fail(f"kubectl {' '.join(args)} as {who}: exit {code}: {err.strip()}")
-        return code, out, err
+        return Completed(code, out, err)

@@ -7,15 +7,18 @@ usage: harness_test.py WORK_DIR
 import http.server
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from harness import (Cluster, check, check_equal, checks_passed, command_line,  # noqa: E402
-                     free_port, http_ok, read_env, run, start, stop, wait_for_file, wait_until)
+                     free_port, http_ok, https_server, mint_certs, read_env, run, start, stop,
+                     wait_for_file, wait_until)
 
 
 def child(statement):
@@ -53,6 +56,20 @@ def check_net():
         server.shutdown()
 
 
+def check_https(work):
+    certs = mint_certs(os.path.dirname(os.path.dirname(HERE)), os.path.join(work, "certs"))
+    server = https_server(http.server.SimpleHTTPRequestHandler, os.path.join(certs, "tls.crt"),
+                          os.path.join(certs, "tls.key"), alpn=["http/1.1"])
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        ctx = ssl.create_default_context(cafile=os.path.join(certs, "ca.crt"))
+        url = f"https://127.0.0.1:{server.server_address[1]}/"
+        with urllib.request.urlopen(url, context=ctx, timeout=10) as r:
+            check_equal(r.status, 200, "https_server() answers over TLS with the minted pair")
+    finally:
+        server.shutdown()
+
+
 def check_cluster(work):
     d = os.path.join(work, "cluster")
     os.makedirs(d, exist_ok=True)
@@ -68,8 +85,11 @@ def check_cluster(work):
                 {"KUBECTL": kubectl, "CRD_FILES": "a.yaml:b.yaml", "EMPTY": ""}, "read_env()")
     check_equal(read_env(os.path.join(d, "absent")), {}, "read_env() of no file")
     c = Cluster(d)
-    check_equal(c.kubectl("get", who="api"), (0, f"--kubeconfig {d}/api.kubeconfig get\n", "said\n"),
+    check_equal(c.kubectl("get", who="api"),
+                (0, f"--kubeconfig {d}/api.kubeconfig get\n", "said\n"),
                 "Cluster.kubectl() runs dir's KUBECTL as the identity, without the skew warning")
+    check_equal(c.kubectl("get").stdout, f"--kubeconfig {d}/admin.kubeconfig get\n",
+                "Cluster.kubectl() is admin by default and returns a Completed")
     check_equal(c.kubectl("fail")[0], 1, "Cluster.kubectl() returns a failure's exit status")
     expect_failure(f'Cluster({d!r}).kubectl("fail", check=True)',
                    "kubectl fail as admin: exit 1: said")
@@ -86,6 +106,7 @@ def main():
     work = os.path.abspath(sys.argv[1])
     os.makedirs(work, exist_ok=True)
     check_net()
+    check_https(work)
     check_cluster(work)
 
     check_equal(run(["sh", "-c", "echo out; echo err >&2; exit 3"]), (3, "out\n", "err\n"),
@@ -97,12 +118,18 @@ def main():
                    "sh -c echo no >&2; exit 4: exit 4: no")
     expect_failure('run(["sleep", "5"], timeout=0.2)', "sleep 5: still running after 0.2 s")
     check_equal(command_line(["cat", 1, "b"]), "cat 1 b", "command_line() of a short argv")
-    check_equal(command_line([f"f{i}" for i in range(20)]), "f0 f1 f2 f3 ... (12 more) ... f16 f17 f18 f19",
-                "command_line() cuts the middle of a long argv")
+    check_equal(command_line([f"f{i}" for i in range(20)]),
+                "f0 f1 f2 f3 ... (12 more) ... f16 f17 f18 f19", "command_line() cuts a long argv")
+    done = run(["sh", "-c", "echo out; exit 2"])
+    check_equal((done.returncode, done.stdout, done.stderr), (2, "out\n", ""),
+                "run() returns a Completed: .returncode, .stdout, .stderr")
     expect_failure('run(["false", *map(str, range(100))], check=True)',
                    "false 0 1 2 ... (93 more) ... 96 97 98 99: exit 1: ")
 
     expect_failure('check(1 == 2, "one is two")', "one is two")
+    check_equal(child('try:\n    fail("caught")\nexcept Failed as e:\n    print(e.message, e.code, '
+                      'file=sys.stderr)'), (0, "FAIL: caught\ncaught 1\n"),
+                "fail() raises Failed (exit status 1) carrying its message")
     expect_failure('check_equal([1], [2], "the list")', "the list: got [1], want [2]")
     expect_failure('need("no-such-tool-rjg", "the test asks for it")',
                    "no-such-tool-rjg not found on PATH: the test asks for it")
@@ -122,6 +149,8 @@ def main():
     check_equal(stop(stubborn, timeout=0.5), -9, "stop() kills a process that ignores SIGTERM")
 
     expect_failure('wait_until(lambda: False, 0.2, "never")', "never: not within 0.2 s")
+    expect_failure('wait_until(lambda: False, 0.2, "never", poll=0.05, detail=lambda: "left: x")',
+                   "never: not within 0.2 s; left: x")
     absent = os.path.join(work, "absent")
     expect_failure(f'wait_for_file({absent!r}, 5, start(["true"], {log!r}))',
                    f"{absent} to exist: the process exited 0 first")

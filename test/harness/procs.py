@@ -1,18 +1,21 @@
 """Child processes for tests, each with a deadline.
 
-run(argv, stdin=None, timeout=60, check=False, text=True, **kwargs) -> (code, stdout, stderr):
-  str outputs (bytes with text=False); stdin may be str or bytes; check=True fails the test on a
-  non-zero exit; a run past its timeout fails the test.
+run(argv, stdin=None, timeout=60, check=False, text=True, **kwargs) -> (code, stdout, stderr),
+  a Completed tuple (also .returncode, .stdout, .stderr): str outputs (bytes with text=False);
+  stdin may be str or bytes; check=True fails the test on a non-zero exit; a run past its timeout
+  fails the test.
 command_line(argv) -> argv as one line for a message, its middle cut when it is long (a batch of
   thousands of files).
 start(argv, log_path, **kwargs) -> Popen with stderr, and stdout unless kwargs name another
   place for it, appended to log_path.
 stop(proc, sig=SIGTERM, timeout=10) -> exit status: the signal to its PID, a wait, then SIGKILL.
-wait_until(predicate, timeout, what, proc=None, log_path=None) -> predicate's first truthy
-  value, or the test fails at the deadline (or as soon as proc has exited), showing the end of
+wait_until(predicate, timeout, what, proc=None, log_path=None, poll=0.01, detail=None) ->
+  predicate's first truthy value, polled every poll s, or the test fails at the deadline (or as
+  soon as proc has exited), adding what detail() says (e.g. what is still there) and the end of
   log_path when given.
 wait_for_file(path, timeout, proc=None, log_path=None) -> path, once it exists.
 """
+import collections
 import os
 import signal
 import subprocess
@@ -21,6 +24,7 @@ import time
 from .checks import fail
 
 SHOWN_ARGS = 8  # arguments of a long command line a message shows, first and last together
+Completed = collections.namedtuple("Completed", "returncode stdout stderr")
 
 
 def command_line(argv):
@@ -41,7 +45,7 @@ def run(argv, stdin=None, timeout=60, check=False, text=True, **kwargs):
     if check and p.returncode != 0:
         shown = err.strip() if text else err.decode(errors="replace").strip()
         fail(f"{command_line(argv)}: exit {p.returncode}: {shown}")
-    return p.returncode, out, err
+    return Completed(p.returncode, out, err)
 
 
 def start(argv, log_path, **kwargs):
@@ -68,7 +72,7 @@ def log_tail(log_path, limit=4000):
     return (data if limit is None else data[-limit:]).decode(errors="replace")
 
 
-def wait_until(predicate, timeout, what, proc=None, log_path=None, poll=0.01):
+def wait_until(predicate, timeout, what, proc=None, log_path=None, poll=0.01, detail=None):
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
@@ -81,7 +85,8 @@ def wait_until(predicate, timeout, what, proc=None, log_path=None, poll=0.01):
         else:
             time.sleep(poll)
             continue
-        said = f"; its log ends: {log_tail(log_path)}" if log_path else ""
+        said = f"; {detail()}" if detail else ""
+        said += f"; its log ends: {log_tail(log_path)}" if log_path else ""
         fail(f"{what}: {why}{said}")
 
 
