@@ -29,11 +29,12 @@ import argparse
 import glob
 import json
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from harness import check, fail, run  # noqa: E402
 RULES = ["kuberay-schema", "submission-mode", "reap-self", "reap-ttl", "active-deadline",
          "backoff-limit", "cluster-selector", "resources-declared", "quota-fit", "image-contract",
          "image-pinned"]
@@ -70,20 +71,12 @@ def repo_manifests(repo, tmp):
     return files
 
 
-def run(cmd, what):
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        sys.exit(f"conformance: {what} did not finish within {TIMEOUT} s")
-    return p
-
-
 def oracle_verdicts(oracle, policy, listfile):
-    p = run([oracle, "--policy", policy, "--list", listfile], "the oracle")
-    if p.returncode != 0:
-        sys.exit(f"conformance: the oracle failed ({p.returncode}): {p.stderr.strip()[:2000]}")
+    code, printed, err = run([oracle, "--policy", policy, "--list", listfile], timeout=TIMEOUT)
+    if code != 0:
+        fail(f"conformance: the oracle failed ({code}): {err.strip()[:2000]}")
     out = {}
-    for line in p.stdout.splitlines():
+    for line in printed.splitlines():
         parts = line.split("\t")
         f, verdict = parts[0], parts[3]
         out.setdefault(f, []).append({"name": parts[2], "verdict": verdict,
@@ -94,10 +87,10 @@ def oracle_verdicts(oracle, policy, listfile):
 
 def oracle_gates(oracle):
     """Every feature gate the operator's own code registers (the oracle's --print-gates)."""
-    p = run([oracle, "--print-gates"], "the oracle")
-    if p.returncode != 0:
-        sys.exit(f"conformance: the oracle failed ({p.returncode}): {p.stderr.strip()[:2000]}")
-    gates = [line.split("=")[0] for line in p.stdout.splitlines() if "=" in line]
+    code, printed, err = run([oracle, "--print-gates"], timeout=TIMEOUT)
+    if code != 0:
+        fail(f"conformance: the oracle failed ({code}): {err.strip()[:2000]}")
+    gates = [line.split("=")[0] for line in printed.splitlines() if "=" in line]
     # k8s.io/component-base registers its own gates (AllAlpha, AllBeta, logging): not KubeRay's.
     return [g for g in gates if not g.startswith(("All", "Logging", "Contextual"))]
 
@@ -106,24 +99,24 @@ def check_verdicts(binary, policy, files):
     out = {}
     for i in range(0, len(files), 4000):
         batch = files[i:i + 4000]
-        p = run([binary, "check", "--policy", policy, "-o", "json"] + batch,
-                "rayjob-guard check")
-        if p.returncode not in (0, 1, 2) or not p.stdout.strip():
-            sys.exit(f"conformance: rayjob-guard check failed ({p.returncode}): {p.stderr.strip()[:2000]}")
-        for o in json.loads(p.stdout):
+        code, printed, err = run([binary, "check", "--policy", policy, "-o", "json"] + batch,
+                                 timeout=TIMEOUT)
+        if code not in (0, 1, 2) or not printed.strip():
+            fail(f"conformance: rayjob-guard check failed ({code}): {err.strip()[:2000]}")
+        for o in json.loads(printed):
             if o.get("skipped"):
                 continue
             out.setdefault(o["file"], []).append(o)
-        if p.returncode == 2:
-            print(f"note: rayjob-guard check reported bad input: {p.stderr.strip()[:2000]}")
+        if code == 2:
+            print(f"note: rayjob-guard check reported bad input: {err.strip()[:2000]}")
     return out
 
 
-def compare(version, gates_label, oracle, check, files, show):
+def compare(version, gates_label, oracle, checked, files, show):
     agree, disagree, pruned, pruned_shown, crd_refused = 0, [], 0, [], 0
     for f in files:
         ov = oracle.get(f, [])
-        cv = check.get(f, [])
+        cv = checked.get(f, [])
         if len(ov) != len(cv):
             disagree.append((f, "?", f"oracle judged {len(ov)} RayJobs", f"check judged {len(cv)}"))
             continue
@@ -162,24 +155,25 @@ def compare(version, gates_label, oracle, check, files, show):
     return len(disagree)
 
 
-def fixes_agree(version, gates_label, binary, oracle, policy, check, files, tmp, show):
+def fixes_agree(version, gates_label, binary, oracle, policy, checked, files, tmp, show):
     """One round of `check --fix` on every RayJob kuberay-schema denies; then the operator must
     accept each one whose findings all had a literal fix, and kuberay-schema must admit it; a
     RayJob with findings left to the tenant may keep only those. Returns the failures."""
     # One JSON object per file (the variants and golden objects), so the documents `check --fix`
     # prints line up with its files; the corpus's multi-document files are conformance.fixes'.
-    denied = [f for f in files if f.endswith(".json") and len(check.get(f, [])) == 1 and
-              any(d["rule"] == "kuberay-schema" for d in check[f][0]["denials"])]
+    denied = [f for f in files if f.endswith(".json") and len(checked.get(f, [])) == 1 and
+              any(d["rule"] == "kuberay-schema" for d in checked[f][0]["denials"])]
     fixed_dir = os.path.join(tmp, f"fixed-{version}-{gates_label}")
     os.makedirs(fixed_dir, exist_ok=True)
     fixed = []
     for i in range(0, len(denied), 4000):
         batch = denied[i:i + 4000]
-        p = run([binary, "check", "--policy", policy, "--fix"] + batch, "rayjob-guard check --fix")
-        docs = [d for d in p.stdout.split("---\n") if d.strip()]
-        if p.returncode == 2 or len(docs) != len(batch):
-            sys.exit(f"conformance: check --fix failed ({p.returncode}, {len(docs)} documents for "
-                     f"{len(batch)} files): {p.stderr.strip()[:2000]}")
+        code, printed, err = run([binary, "check", "--policy", policy, "--fix"] + batch,
+                                 timeout=TIMEOUT)
+        docs = [d for d in printed.split("---\n") if d.strip()]
+        if code == 2 or len(docs) != len(batch):
+            fail(f"conformance: check --fix failed ({code}, {len(docs)} documents for "
+                 f"{len(batch)} files): {err.strip()[:2000]}")
         for f, d in zip(batch, docs):
             out = os.path.join(fixed_dir, os.path.basename(f) + ".json")
             with open(out, "w") as w:
@@ -193,7 +187,7 @@ def fixes_agree(version, gates_label, binary, oracle, policy, check, files, tmp,
     complete = accepted = left = 0
     failures = []
     for src, out in zip(denied, fixed):
-        before = [d for d in check[src][0]["denials"] if d["rule"] == "kuberay-schema"]
+        before = [d for d in checked[src][0]["denials"] if d["rule"] == "kuberay-schema"]
         theirs = {(d["field"], d["message"]) for d in before if not d["fix"]}
         after = [d for d in cv.get(out, [{"denials": []}])[0]["denials"] if d["rule"] == "kuberay-schema"]
         verdict = ov.get(out, [{"verdict": "missing", "message": ""}])[0]
@@ -232,10 +226,9 @@ def main():
         for spec in a.oracle:
             version, _, oracle = spec.partition("=")
             vdir = os.path.join(tmp, "v" + version)
-            p = run([sys.executable, os.path.join(HERE, "variants.py"), "--version", version,
-                     "--count", str(a.count), "--seed", str(a.seed), "--out", vdir], "variants.py")
-            if p.returncode != 0:
-                sys.exit(f"conformance: variants.py failed: {p.stderr.strip()}")
+            run([sys.executable, os.path.join(HERE, "variants.py"), "--version", version,
+                 "--count", str(a.count), "--seed", str(a.seed), "--out", vdir],
+                timeout=TIMEOUT, check=True)
             files = corpus + sorted(glob.glob(os.path.join(vdir, "*.json")))
             listfile = os.path.join(tmp, f"list-{version}")
             with open(listfile, "w") as f:
@@ -255,8 +248,8 @@ def main():
                 total += compare(version, label, ov, cv, files, a.show)
                 total += fixes_agree(version, label, a.rayjob_guard, oracle, policy, cv, files,
                                      tmp, a.show)
-    return 1 if total else 0
+    check(total == 0, f"conformance: {total} disagreements and fix failures (above)")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

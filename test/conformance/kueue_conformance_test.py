@@ -54,7 +54,9 @@ import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import conformance_test  # noqa: E402  (repo_manifests, run, check_verdicts)
+sys.path.insert(0, os.path.join(HERE, ".."))
+from harness import check, fail, run  # noqa: E402
+import conformance_test  # noqa: E402  (repo_manifests, check_verdicts, RULES, OFF, TIMEOUT)
 import variants  # noqa: E402  (generate, job, cluster_spec, worker_group)
 
 KUBERAY_MINOR = 6  # Kueue v0.19.2 requires ray-operator v1.6.2
@@ -305,12 +307,11 @@ def oracle_verdicts(oracle, manage_all, files, tmp):
     cmd = [oracle, "--list", listfile]
     if manage_all:
         cmd.append("--manage-jobs-without-queue-name")
-    p = conformance_test.run(cmd, "the Kueue oracle")
-    if p.returncode != 0:
-        sys.exit(f"kueue-conformance: the oracle failed ({p.returncode}): "
-                 f"{p.stderr.strip()[:2000]}")
+    code, printed, err = run(cmd, timeout=conformance_test.TIMEOUT)
+    if code != 0:
+        fail(f"kueue-conformance: the oracle failed ({code}): {err.strip()[:2000]}")
     out = {}
-    for line in p.stdout.splitlines():
+    for line in printed.splitlines():
         f, _doc, name, op, verdict, errors, workload = line.split("\t")
         out.setdefault(f, []).append({
             "name": name, "op": op, "verdict": verdict, "errors": json.loads(errors),
@@ -322,11 +323,11 @@ def review_verdicts(binary, policy, files):
     """Per file, the findings of `rayjob-guard review`: denials and warnings, as (rule, field)."""
     out = {}
     for f in files:
-        p = conformance_test.run([binary, "review", "--policy", policy, f], "rayjob-guard review")
-        if p.returncode != 0:
-            sys.exit(f"kueue-conformance: rayjob-guard review {f} failed ({p.returncode}): "
-                     f"{p.stderr.strip()[:2000]}")
-        resp = json.loads(p.stdout)["response"]
+        code, printed, err = run([binary, "review", "--policy", policy, f],
+                                 timeout=conformance_test.TIMEOUT)
+        if code != 0:
+            fail(f"kueue-conformance: rayjob-guard review {f} failed ({code}): {err.strip()[:2000]}")
+        resp = json.loads(printed)["response"]
         denials = []
         for c in ((resp.get("status") or {}).get("details") or {}).get("causes", []):
             rule = c["message"][1:c["message"].index("]")]
@@ -434,8 +435,8 @@ def main():
                 label = (f"policy={'+'.join(enforced)} "
                          f"kueue={'manage-all' if manage_all else 'queue-label'}")
                 total += compare(label, oracle, ours, creates + updates, a.show)
-    return 1 if total else 0
+    check(total == 0, f"kueue-conformance: {total} disagreements (above)")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
