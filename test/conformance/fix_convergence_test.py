@@ -39,13 +39,14 @@ import glob
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import time
 
-from conformance_test import repo_manifests
-import variants
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import check, fail, run  # noqa: E402
+from conformance_test import repo_manifests  # noqa: E402
+import variants  # noqa: E402
 
 VERSIONS = [f"1.{m}" for m in range(8)]  # every version the policy accepts
 MODES = ["deletionRules", "deletionPolicy", "operatorDeletesRayJob", "reaper"]
@@ -82,11 +83,9 @@ def policies(version):
         yield gates
 
 
-def run(binary, args, stdin=None):
-    try:
-        return subprocess.run([binary, *args], input=stdin, capture_output=True, timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        sys.exit(f"fixes: rayjob-guard {' '.join(args[:3])} ... did not finish in {TIMEOUT} s")
+def rjg(binary, args, stdin=None):
+    """`rayjob-guard ARGS`, its output as bytes; one still running after TIMEOUT fails."""
+    return run([binary, *args], stdin=stdin, timeout=TIMEOUT, text=False)
 
 
 def documents(out):
@@ -130,7 +129,7 @@ def main():
     binary = args.rayjob_guard
     started = time.monotonic()
 
-    default = run(binary, ["policy", "default"]).stdout.decode()
+    _, default, _ = run([binary, "policy", "default"], check=True)
     failures = []
     with tempfile.TemporaryDirectory(prefix="rjg-fixes-") as tmp:
         files = repo_manifests(args.repo, tmp)
@@ -138,13 +137,12 @@ def main():
         for d in args.samples:
             samples += sorted(glob.glob(os.path.join(d, "ray-job.*.yaml")))
         if args.samples and not samples:
-            sys.exit(f"fixes: no ray-job.*.yaml in {args.samples}")
+            fail(f"fixes: no ray-job.*.yaml in {args.samples}")
         # Bad input on purpose (the corpus has some) has nothing to fix; everything else must
         # be readable, or the batch would stop at it.
         inputs = []
         for path in files + samples:
-            p = run(binary, ["check", "-n", NAMESPACE, "-o", "json", path])
-            if p.returncode != 2:
+            if rjg(binary, ["check", "-n", NAMESPACE, "-o", "json", path]).returncode != 2:
                 inputs.append(path)
         print(f"fixes: {len(inputs)} manifests ({len(files)} repository, {len(samples)} KubeRay "
               f"samples, {len(files) + len(samples) - len(inputs)} bad input left out), "
@@ -166,8 +164,7 @@ def main():
                     policy = os.path.join(tmp, f"policy-{len(jobs)}.yaml")
                     with open(policy, "w") as f:
                         f.write(policy_text(default, version, mode, gates))
-                    v = run(binary, ["policy", "validate", policy])
-                    if v.returncode != 0:
+                    if rjg(binary, ["policy", "validate", policy]).returncode != 0:
                         continue  # a mode this version (or gate) cannot carry out
                     jobs.append((label, policy, inputs + [generated]))
         with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
@@ -184,19 +181,14 @@ def main():
     for signature, texts in list(kinds.items())[:args.show]:
         more = f" (and {len(texts) - 1} more like it)" if len(texts) > 1 else ""
         print(f"  NOT A FIXED POINT {texts[0]}{more}")
-    if tried == 0:
-        print("fixes: no policy was valid")
-        return 1
-    if failures:
-        print(f"fixes: {len(failures)} failures of {len(kinds)} kinds")
-        return 1
-    return 0
+    check(tried > 0, "fixes: no policy was valid")
+    check(not failures, f"fixes: {len(failures)} failures of {len(kinds)} kinds (above)")
 
 
 def one_policy(binary, label, policy, inputs):
     """Returns the summary line of one policy and its failures ((kind, text) pairs)."""
     base = ["check", "--policy", policy, "-n", NAMESPACE]
-    first = run(binary, base + ["--fix", *inputs])
+    first = rjg(binary, base + ["--fix", *inputs])
     if first.returncode not in (0, 1):
         # Name each document that could not be fixed (contradicting fixes, a fix that cannot
         # be applied), by what went wrong with the numbers taken out.
@@ -209,7 +201,7 @@ def one_policy(binary, label, policy, inputs):
         return f"fixes: policy={label} exit={first.returncode}", out or [
             (label, f"{label}: check --fix exited {first.returncode}")]
     with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        second, judged = pool.map(lambda a: run(binary, base + a, stdin=first.stdout),
+        second, judged = pool.map(lambda a: rjg(binary, base + a, stdin=first.stdout),
                                   [["--fix", "-"], ["-o", "json", "-"]])
     if judged.returncode == 2:
         return f"fixes: policy={label} bad output", [(label + " bad", f"{label}: the fixed "
@@ -273,4 +265,4 @@ def one_policy(binary, label, policy, inputs):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
