@@ -18,17 +18,20 @@ import json
 import os
 import re
 import select
-import signal
+import shutil
 import socket
 import ssl
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import warnings
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from harness import Serve, check, http_ok, mint_certs, stop  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(HERE))
 MAX_BODY = 1 << 20          # --max-body-bytes for this run: big rows stay quick
 HEADER_TIMEOUT = 2.0        # --header-timeout
 BODY_TIMEOUT = 3.0          # --body-timeout
@@ -341,53 +344,17 @@ CTX = Ctx()
 
 
 def start_server(binary, work):
-    certs = os.path.join(work, "certs")
-    subprocess.run([os.path.join(REPO, "certs", "mint-certs.sh"), "--out", certs, "--san", "IP:127.0.0.1",
-                    "--san", "DNS:localhost"], check=True, stdout=subprocess.DEVNULL)
-    CTX.ca = os.path.join(certs, "ca.crt")
-    port_file = os.path.join(work, "ports.json")
-    CTX.log_path = os.path.join(work, "serve.log")
-    log = open(CTX.log_path, "wb")
-    CTX.proc = subprocess.Popen(
-        [binary, "serve", "--tls-cert", os.path.join(certs, "tls.crt"), "--tls-key", os.path.join(certs, "tls.key"),
-         "--listen", "127.0.0.1:0", "--probe-listen", "127.0.0.1:0", "--port-file", port_file,
-         "--max-body-bytes", str(MAX_BODY), "--header-timeout", str(HEADER_TIMEOUT),
-         "--body-timeout", str(BODY_TIMEOUT), "--threads", "2", "--log-format", "json"],
-        stdout=log, stderr=subprocess.STDOUT)
-    for _ in range(200):
-        if CTX.proc.poll() is not None:
-            raise SystemExit(f"serve exited with {CTX.proc.returncode}: {open(CTX.log_path).read()[-2000:]}")
-        try:
-            ports = json.load(open(port_file))
-            CTX.https, CTX.probe = ports["https"], ports["probe"]
-            return
-        except (OSError, ValueError, KeyError):
-            time.sleep(0.05)
-    raise SystemExit("serve did not write its port file")
+    certs = mint_certs(REPO, os.path.join(work, "certs"), sans=("IP:127.0.0.1", "DNS:localhost"))
+    server = Serve([binary, "serve"], certs, work, extra=[
+        "--max-body-bytes", str(MAX_BODY), "--header-timeout", str(HEADER_TIMEOUT),
+        "--body-timeout", str(BODY_TIMEOUT), "--threads", "2", "--log-format", "json"])
+    CTX.proc, CTX.https, CTX.probe = server.proc, server.https, server.probe
+    CTX.ca, CTX.log_path = server.ca, server.log_path
 
 
 def stop_server():
-    if CTX.proc and CTX.proc.poll() is None:
-        CTX.proc.send_signal(signal.SIGTERM)
-        try:
-            CTX.proc.wait(timeout=40)
-        except subprocess.TimeoutExpired:
-            CTX.proc.kill()
-            CTX.proc.wait()
-
-
-def probe_get(path):
-    s = socket.create_connection(("127.0.0.1", CTX.probe), timeout=5)
-    s.sendall(f"GET {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n".encode())
-    data = b""
-    while True:
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    s.close()
-    m = re.match(rb"HTTP/1\.[01] (\d{3})", data)
-    return int(m.group(1)) if m else 0
+    if CTX.proc:
+        stop(CTX.proc, timeout=40)
 
 
 def exchange(raw, timeout=8.0, **conn_args):
@@ -421,7 +388,7 @@ def assert_review(resp, uid=UID, allowed=None):
 
 def healthy():
     assert CTX.proc.poll() is None, f"serve died (exit {CTX.proc.returncode})"
-    assert probe_get("/healthz") == 200, "/healthz is not 200"
+    assert http_ok(f"http://127.0.0.1:{CTX.probe}/healthz", timeout=5), "/healthz is not 200"
     assert_review(exchange(request(body=GOOD)), allowed=True)
 
 
@@ -1017,11 +984,11 @@ def main():
         if args.keep:
             print(f"work directory kept: {work}")
         else:
-            subprocess.run(["rm", "-rf", work], check=False)
+            shutil.rmtree(work, ignore_errors=True)
     print(f"{len(ROWS) - len([f for f in failures if f in dict(ROWS)])}/{len(ROWS)} rows passed, {args.repeat} passes"
           + (f"; failed: {', '.join(failures)}" if failures else ""), flush=True)
-    return 1 if failures else 0
+    check(not failures, f"bad inputs: failed: {', '.join(failures)}")
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
