@@ -14,9 +14,11 @@ import http.server
 import json
 import os
 import signal
-import ssl
 import sys
 import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import https_server  # noqa: E402
 
 
 def main() -> int:
@@ -53,12 +55,7 @@ def main() -> int:
             self.end_headers()
             self.wfile.write(reply)
 
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(args.cert, args.key)
-    ctx.set_alpn_protocols(["http/1.1"])
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    server = https_server(Handler, args.cert, args.key, alpn=["http/1.1"])
     with open(args.port_file + ".tmp", "w", encoding="utf-8") as f:
         f.write(str(server.server_address[1]))
     os.replace(args.port_file + ".tmp", args.port_file)

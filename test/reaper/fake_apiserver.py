@@ -12,9 +12,12 @@ JSON line {method, path, body, auth}. Prints "PORT <n>" on stdout once listening
 """
 import argparse
 import json
-import ssl
+import os
 import sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from harness import https_server  # noqa: E402
 
 ARGS = None
 COUNTS = {}
@@ -116,10 +119,7 @@ def main():
     for flag in ("--cert", "--key", "--token", "--log", "--end-time"):
         p.add_argument(flag, required=True)
     ARGS = p.parse_args()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(ARGS.cert, ARGS.key)
-    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    server = https_server(Handler, ARGS.cert, ARGS.key)
     print("PORT", server.server_address[1], flush=True)
     server.serve_forever()
 
