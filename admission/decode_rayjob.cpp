@@ -574,8 +574,11 @@ std::string unconvertible(const YamlDoc& doc, YamlDoc::Index node, std::size_t& 
     return "too many values after expanding aliases";
   }
   --budget;
-  const std::string at = "line " + std::to_string(doc.line(node)) + ", column " +
-                         std::to_string(doc.column(node)) + ": ";
+  // The position is spelled only for a finding: this runs on every node of every runtimeEnvYAML.
+  auto at = [&](YamlDoc::Index n) {
+    return "line " + std::to_string(doc.line(n)) + ", column " + std::to_string(doc.column(n)) +
+           ": ";
+  };
   switch (doc.kind(node)) {
     case YamlKind::kNull:
       return {};
@@ -583,7 +586,7 @@ std::string unconvertible(const YamlDoc& doc, YamlDoc::Index node, std::size_t& 
       if (doc.plain(node)) {
         const ResolvedScalar r = resolve_plain_scalar(doc.scalar(node));
         if (r.kind == ResolvedScalar::Kind::kFloat && !std::isfinite(r.float_value)) {
-          return at + "\"" + std::string(doc.scalar(node)) +
+          return at(node) + "\"" + std::string(doc.scalar(node)) +
                  "\" is not a finite number, which JSON cannot hold";
         }
       }
@@ -601,8 +604,7 @@ std::string unconvertible(const YamlDoc& doc, YamlDoc::Index node, std::size_t& 
            key = doc.next(doc.next(key))) {
         const YamlKind k = doc.kind(key);
         if (k != YamlKind::kScalar) {
-          return "line " + std::to_string(doc.line(key)) + ", column " +
-                 std::to_string(doc.column(key)) + ": a mapping key is " +
+          return at(key) + "a mapping key is " +
                  (k == YamlKind::kNull ? "null" : "a sequence or a mapping") +
                  ", which JSON cannot hold";
         }

@@ -82,6 +82,27 @@ template <typename Combine, typename Take = bool (*)(const std::string&)>
 void merge_into(
     FlatMap<Quantity>& into, const FlatMap<Quantity>& from, Combine combine,
     Take take = [](const std::string&) { return true; }) {
+  // The common cases need no new map: `into` empty (the first container), or every key of `from`
+  // already in `into` (containers asking for the same resources).
+  if (into.empty()) {
+    for (const auto& [key, value] : from) {
+      if (take(key)) {
+        into.emplace(key, value);  // appends: `from` is sorted
+      }
+    }
+    return;
+  }
+  auto in_into = [&into](const std::string& key) { return into.contains(key); };
+  if (std::all_of(from.begin(), from.end(), [&](const auto& e) { return in_into(e.first); })) {
+    auto a = into.begin();
+    for (const auto& [key, value] : from) {
+      while (a->first < key) {
+        ++a;
+      }
+      a->second = combine(a->second, value);
+    }
+    return;
+  }
   FlatMap<Quantity> merged;
   merged.reserve(into.size() + from.size());
   auto a = into.begin();

@@ -122,14 +122,33 @@ constexpr std::array<GateRow, 16> kGates = {{
     {"KubernetesWAS", {7}, false},
 }};
 
-// The row of key `key` in a table keyed by its first member; every key has one (asserted).
+// The row of key `key` in a table keyed by `member`; every key has one.
 template <typename Row, std::size_t N, typename Key>
-const Row& row_of(const std::array<Row, N>& table, Key key, Key Row::* member) {
-  const auto it = std::find_if(table.begin(), table.end(),
-                               [&](const Row& r) { return r.*member == key; });
-  assert(it != table.end());
-  return it != table.end() ? *it : table.front();
+const Row& row_of(const std::array<Row, N>& table, Key key, [[maybe_unused]] Key Row::* member) {
+  // Row k of each keyed table is the row of key k (checked below at compile time), so a lookup
+  // on the review's path is an index, not a scan.
+  const auto i = static_cast<std::size_t>(key);
+  assert(i < N && table[i].*member == key);
+  return table[i];
 }
+
+// Whether row k of `table` has key k: the order row_of() relies on.
+template <typename Row, std::size_t N, typename Key>
+constexpr bool in_key_order(const std::array<Row, N>& table, Key Row::* member) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (static_cast<std::size_t>(table[i].*member) != i) {
+      return false;
+    }
+  }
+  return true;
+}
+static_assert(in_key_order(kOps, &OpRow::key), "kOps: rows in the order of enum Op");
+static_assert(in_key_order(kFields, &FieldRow::field), "kFields: rows in the order of enum Field");
+static_assert(in_key_order(kCrdRules, &CrdRow::key), "kCrdRules: rows in the order of enum Crd");
+static_assert(in_key_order(kCrdDefaults, &CrdDefaultRow::key),
+              "kCrdDefaults: rows in the order of enum CrdDefault");
+static_assert(in_key_order(kBehaviors, &BehaviorRow::key),
+              "kBehaviors: rows in the order of enum Behavior");
 
 }  // namespace
 

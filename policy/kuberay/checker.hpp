@@ -211,9 +211,12 @@ class Checker {
   // (1.3-1.4), the legacy onSuccess/onFailure form and deletionRules (1.5+). `none_vs_shutdown`:
   // whether DeleteNone with shutdownAfterJobFinishes is checked (not for rules, which forbid
   // shutdown anyway). Returns false when it reported something.
-  // `to_delete_self`: the fix that makes the field DeleteSelf, which fits every check here.
-  bool policy_fits(const std::string& field, const std::string& policy, bool none_vs_shutdown,
-                   const std::vector<Edit>& to_delete_self);
+  // `field()` returns the field's path and `to_delete_self()` the fix that makes it DeleteSelf
+  // (which fits every check here); both are called only for a finding, so a policy that fits
+  // builds neither. Defined in deletion.cpp, its only user.
+  template <class Field, class Fix>
+  bool policy_fits(const Field& field, const std::string& policy, bool none_vs_shutdown,
+                   const Fix& to_delete_self);
   // The fix turning deletionRules[i] into a rule for (job_status, deployment_status, policy) by
   // `edits`; or removing the rule when another rule already is exactly that, or an earlier one
   // becomes it by its own fix (DeleteSelf, see policy_fits).

@@ -19,35 +19,20 @@ namespace rjg::policy::kuberay {
 
 // What a fix of one deletion rule must know of the others, answered without a scan: the first
 // two rules of each (jobStatus, jobDeploymentStatus, policy), and per condition the first rule
-// that kuberay-schema's fix makes DeleteSelf. Built once per list, so that the fixes of N rules
-// cost N log N, not N squared.
+// that kuberay-schema's fix makes DeleteSelf. Built once per list, on the first question (only a
+// finding asks one, so a valid list costs nothing), so that the fixes of N rules cost N log N,
+// not N squared. `rules` and `spec` must outlive it.
 class RuleLookup {
  public:
-  RuleLookup(const std::vector<DeletionRule>& rules, const RayJobSpec& spec) {
-    for (std::size_t i = 0; i < rules.size(); ++i) {
-      const DeletionRule& r = rules[i];
-      if (!r.has_condition) {
-        continue;
-      }
-      auto& first = exact_.try_emplace({r.job_status, r.job_deployment_status, r.policy},
-                                       std::array<std::size_t, 2>{kNone, kNone})
-                        .first->second;
-      if (first[0] == kNone) {
-        first[0] = i;
-      } else if (first[1] == kNone) {
-        first[1] = i;
-      }
-      if (fixed_to_delete_self(r.policy, spec)) {
-        to_self_.try_emplace({r.job_status, r.job_deployment_status}, i);
-      }
-    }
-  }
+  RuleLookup(const std::vector<DeletionRule>& rules, const RayJobSpec& spec)
+      : rules_(rules), spec_(spec) {}
 
   // Whether a rule other than `i` is exactly (job_status, deployment_status, policy), or, for
   // DeleteSelf, a rule before `i` becomes it by its own fix.
   bool taken(std::size_t i, const std::optional<std::string>& job_status,
              const std::optional<std::string>& deployment_status,
              const std::optional<std::string>& policy) const {
+    build();
     if (const auto it = exact_.find({job_status, deployment_status, policy}); it != exact_.end()) {
       const auto& first = it->second;
       if ((first[0] != kNone && first[0] != i) || (first[1] != kNone && first[1] != i)) {
@@ -64,8 +49,36 @@ class RuleLookup {
  private:
   using Opt = std::optional<std::string>;
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  std::map<std::tuple<Opt, Opt, Opt>, std::array<std::size_t, 2>> exact_;
-  std::map<std::pair<Opt, Opt>, std::size_t> to_self_;
+
+  void build() const {
+    if (built_) {
+      return;
+    }
+    built_ = true;
+    for (std::size_t i = 0; i < rules_.size(); ++i) {
+      const DeletionRule& r = rules_[i];
+      if (!r.has_condition) {
+        continue;
+      }
+      auto& first = exact_.try_emplace({r.job_status, r.job_deployment_status, r.policy},
+                                       std::array<std::size_t, 2>{kNone, kNone})
+                        .first->second;
+      if (first[0] == kNone) {
+        first[0] = i;
+      } else if (first[1] == kNone) {
+        first[1] = i;
+      }
+      if (fixed_to_delete_self(r.policy, spec_)) {
+        to_self_.try_emplace({r.job_status, r.job_deployment_status}, i);
+      }
+    }
+  }
+
+  const std::vector<DeletionRule>& rules_;
+  const RayJobSpec& spec_;
+  mutable bool built_ = false;
+  mutable std::map<std::tuple<Opt, Opt, Opt>, std::array<std::size_t, 2>> exact_;
+  mutable std::map<std::pair<Opt, Opt>, std::size_t> to_self_;
 };
 
 std::vector<Edit> Checker::rule_becomes(const RuleLookup& lookup, std::size_t i,
@@ -79,24 +92,25 @@ std::vector<Edit> Checker::rule_becomes(const RuleLookup& lookup, std::size_t i,
   return edits;
 }
 
-bool Checker::policy_fits(const std::string& field, const std::string& p, bool none_vs_shutdown,
-                          const std::vector<Edit>& to_delete_self) {
+template <class Field, class Fix>
+bool Checker::policy_fits(const Field& field, const std::string& p, bool none_vs_shutdown,
+                          const Fix& to_delete_self) {
   // Every fix here is DeleteSelf, which fits all three checks: two findings on one field never
   // ask for different values.
   bool fits = true;
   if (selector_mode() && (p == "DeleteCluster" || p == "DeleteWorkers")) {
-    rejects(field, p + " cannot be used with clusterSelector (the cluster is not the RayJob's)",
-            "use DeleteSelf or DeleteNone", to_delete_self);
+    rejects(field(), p + " cannot be used with clusterSelector (the cluster is not the RayJob's)",
+            "use DeleteSelf or DeleteNone", to_delete_self());
     fits = false;
   }
   if (p == "DeleteWorkers" && is_autoscaling(rc_)) {
-    rejects(field, "DeleteWorkers does not work with enableInTreeAutoscaling",
-            "use DeleteCluster or DeleteSelf", to_delete_self);
+    rejects(field(), "DeleteWorkers does not work with enableInTreeAutoscaling",
+            "use DeleteCluster or DeleteSelf", to_delete_self());
     fits = false;
   }
   if (none_vs_shutdown && p == "DeleteNone" && shutdown()) {
-    rejects(field, "DeleteNone contradicts shutdownAfterJobFinishes: true",
-            "use DeleteSelf, or set shutdownAfterJobFinishes: false", to_delete_self);
+    rejects(field(), "DeleteNone contradicts shutdownAfterJobFinishes: true",
+            "use DeleteSelf, or set shutdownAfterJobFinishes: false", to_delete_self());
     fits = false;
   }
   return fits;
@@ -125,7 +139,7 @@ void Checker::deletion_policy() {
                 "use DeleteSelf (or DeleteCluster, DeleteWorkers, DeleteNone)", fix);
     return;
   }
-  policy_fits(field, value, true, fix);
+  policy_fits([&] { return field; }, value, true, [&] { return fix; });
 }
 
 void Checker::deletion_strategy() {
@@ -230,7 +244,8 @@ void Checker::legacy_deletion(const DeletionStrategy& ds) {
   }
   for (const Side& side : sides) {
     const std::string field = "spec.deletionStrategy." + std::string(side.name) + ".policy";
-    policy_fits(field, *side.policy, true, {Edit::set(field, std::string("DeleteSelf"))});
+    policy_fits([&] { return field; }, *side.policy, true,
+                [&] { return std::vector<Edit>{Edit::set(field, std::string("DeleteSelf"))}; });
   }
 }
 
@@ -329,15 +344,17 @@ void Checker::deletion_rules(const std::vector<DeletionRule>& rules) {
     // The operator skips a rule that does not fit (its TTL takes no part in the order check).
     // A rule fixed into DeleteSelf gets the TTL a DeleteSelf rule needs in the same round
     // (reap-ttl would ask for it in the next).
-    std::vector<Edit> to_self = {Edit::set(base() + ".policy", std::string("DeleteSelf"))};
-    if (p != "DeleteSelf") {
-      for (Edit& e : delete_self_ttl_fix(spec_, policy_, mode_, i, staged)) {
-        to_self.push_back(std::move(e));
+    auto to_self = [&] {
+      std::vector<Edit> edits = {Edit::set(base() + ".policy", std::string("DeleteSelf"))};
+      if (p != "DeleteSelf") {
+        for (Edit& e : delete_self_ttl_fix(spec_, policy_, mode_, i, staged)) {
+          edits.push_back(std::move(e));
+        }
       }
-    }
-    if (!policy_fits(base() + ".policy", p, false,
-                     rule_becomes(lookup, i, r.job_status, r.job_deployment_status, "DeleteSelf",
-                                  std::move(to_self)))) {
+      return rule_becomes(lookup, i, r.job_status, r.job_deployment_status, "DeleteSelf",
+                          std::move(edits));
+    };
+    if (!policy_fits([&] { return base() + ".policy"; }, p, false, to_self)) {
       continue;
     }
     // Valid here: exactly one of jobStatus (SUCCEEDED or FAILED) and jobDeploymentStatus (Failed).

@@ -4,7 +4,6 @@
 // negative ones, so each problem is reported once.
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -22,34 +21,42 @@ namespace {
 
 std::string s(long long v) { return std::to_string(v); }
 
+std::string ttl_field(std::size_t i) {
+  return "spec.deletionStrategy.deletionRules[" + std::to_string(i) + "].condition.ttlSeconds";
+}
+
 // Where a TTL is written and how: a number field (ttlSeconds, ttlSecondsAfterFinished) or an
-// annotation, whose value is text.
+// annotation, whose value is text. Nothing is spelled until there is a finding: a TTL within
+// bounds costs no string and no allocation.
 struct Ttl {
-  std::string field;
-  std::string_view how;  // "set ttlSeconds" / "set the annotation to"
+  std::string_view field_text;  // a fixed field; for a deletion rule's TTL, see `rule`
+  std::string_view how;         // "set ttlSeconds" / "set the annotation to"
   bool text = false;
+  // A DeleteSelf deletion rule's TTL: the rule's index, and what delete_self_ttl_fix needs to
+  // make the fix of every finding on it. Unset (ctx null) for the other TTLs.
+  std::size_t rule = 0;
+  const RuleContext* ctx = nullptr;
+  const StagedRules* staged = nullptr;
 
-  // When set, makes the fix of every finding on this TTL (a DeleteSelf rule's:
-  // delete_self_ttl_fix); called only when there is a finding, so a TTL within bounds costs none.
-  std::function<std::vector<Edit>()> fix_of = {};
+  std::string field() const { return ctx ? ttl_field(rule) : std::string(field_text); }
 
-  // The finding for this TTL, whose fix writes `to` (or is fix_of's).
+  // The finding for this TTL, whose fix writes `to` (or is delete_self_ttl_fix's).
   void add(Findings& out, std::string message, long long to) const {
-    std::vector<Edit> fix = fix_of ? fix_of() : std::vector<Edit>{};
+    std::vector<Edit> fix =
+        ctx ? delete_self_ttl_fix(ctx->job.spec, ctx->policy, ctx->mode(), rule, *staged)
+            : std::vector<Edit>{};
     if (fix.size() > 1) {
       message += ", and lower the longer DeleteWorkers/DeleteCluster TTLs of this condition to "
                  "the same (the operator wants them no longer than DeleteSelf's)";
     }
-    out.push_back(Finding{
-        RuleId::kReapTtl, Finding::Kind::kViolation, field, std::move(message),
-        !fix.empty() ? std::move(fix)
-                     : std::vector<Edit>{text ? Edit::set(field, s(to)) : Edit::set(field, to)}});
+    std::string f = field();
+    if (fix.empty()) {
+      fix.push_back(text ? Edit::set(f, s(to)) : Edit::set(f, to));
+    }
+    out.push_back(Finding{RuleId::kReapTtl, Finding::Kind::kViolation, std::move(f),
+                          std::move(message), std::move(fix)});
   }
 };
-
-std::string ttl_field(std::size_t i) {
-  return "spec.deletionStrategy.deletionRules[" + std::to_string(i) + "].condition.ttlSeconds";
-}
 
 // Checks a success TTL. Returns true when it is within bounds.
 bool check_success(long long ttl, const LifecycleConfig& lc, const Ttl& at, Findings& out) {
@@ -68,14 +75,16 @@ bool check_success(long long ttl, const LifecycleConfig& lc, const Ttl& at, Find
 
 // Checks a failure TTL. Returns true when it is within bounds.
 bool check_failure(long long ttl, const LifecycleConfig& lc, const Ttl& at, Findings& out) {
-  const std::string remedy = "; " + std::string(at.how) + " between " +
-                             s(lc.min_failed_ttl_seconds) + " and " + s(lc.max_failed_ttl_seconds);
+  auto remedy = [&] {
+    return "; " + std::string(at.how) + " between " + s(lc.min_failed_ttl_seconds) + " and " +
+           s(lc.max_failed_ttl_seconds);
+  };
   if (ttl < lc.min_failed_ttl_seconds) {
     at.add(out,
            s(ttl) +
                " seconds removes a failed RayJob before its logs can be read: the policy "
                "keeps failures at least " +
-               s(lc.min_failed_ttl_seconds) + " seconds" + remedy,
+               s(lc.min_failed_ttl_seconds) + " seconds" + remedy(),
            lc.min_failed_ttl_seconds);
     return false;
   }
@@ -84,7 +93,7 @@ bool check_failure(long long ttl, const LifecycleConfig& lc, const Ttl& at, Find
            s(ttl) +
                " seconds keeps a failed RayJob (and its quota) longer than the policy maximum "
                "of " +
-               s(lc.max_failed_ttl_seconds) + " seconds" + remedy,
+               s(lc.max_failed_ttl_seconds) + " seconds" + remedy(),
            lc.max_failed_ttl_seconds);
     return false;
   }
@@ -97,8 +106,11 @@ bool check_failure(long long ttl, const LifecycleConfig& lc, const Ttl& at, Find
 void check_order(long long success_ttl, long long failure_ttl, const LifecycleConfig& lc,
                  const Ttl& failure, Findings& out) {
   if (failure_ttl <= success_ttl) {
+    // The TTL is within bounds, so delete_self_ttl_fix would keep it: the fix writes the field.
+    const std::string field = failure.field();
     Ttl at = failure;
-    at.fix_of = nullptr;  // the TTL is within bounds: delete_self_ttl_fix would keep it
+    at.field_text = field;
+    at.ctx = nullptr;
     at.add(out,
                 s(failure_ttl) + " seconds is not longer than the success TTL (" +
                     s(success_ttl) +
@@ -117,11 +129,7 @@ void check_rules_mode(const RuleContext& ctx, Findings& out) {
   const LifecycleConfig& lc = ctx.policy.lifecycle;
   const auto& rules = *ds->deletion_rules;
   const StagedRules staged(rules);
-  auto ttl_at = [&](std::size_t i) {
-    return Ttl{ttl_field(i), "set ttlSeconds", false, [&ctx, &staged, i] {
-                 return delete_self_ttl_fix(ctx.job.spec, ctx.policy, ctx.mode(), i, staged);
-               }};
-  };
+  auto ttl_at = [&](std::size_t i) { return Ttl{{}, "set ttlSeconds", false, i, &ctx, &staged}; };
 
   // The success TTL that the failure TTLs must exceed: the first in-bounds DeleteSelf SUCCEEDED.
   std::optional<long long> success_ttl;
@@ -164,10 +172,12 @@ void check_reaper_mode(const RuleContext& ctx, Findings& out) {
     const auto it = annotations.find(key);
     return it == annotations.end() ? std::nullopt : parse_ttl_annotation(it->second);
   };
-  const Ttl success_at{"metadata.annotations[" + std::string(kTtlAfterSuccessKey) + "]",
-                       "set the annotation to", true};
-  const Ttl failure_at{"metadata.annotations[" + std::string(kTtlAfterFailureKey) + "]",
-                       "set the annotation to", true};
+  const std::string success_field =
+      "metadata.annotations[" + std::string(kTtlAfterSuccessKey) + "]";
+  const std::string failure_field =
+      "metadata.annotations[" + std::string(kTtlAfterFailureKey) + "]";
+  const Ttl success_at{success_field, "set the annotation to", true};
+  const Ttl failure_at{failure_field, "set the annotation to", true};
   const auto success = read(kTtlAfterSuccessKey);
   const auto failure = read(kTtlAfterFailureKey);
   const bool success_ok = success && check_success(*success, lc, success_at, out);
@@ -187,7 +197,7 @@ void check_single_ttl_mode(const RuleContext& ctx, std::string_view mode, Findin
     check_success(*ttl, lc, at, out);
   }
   out.push_back(Finding{
-      RuleId::kReapTtl, Finding::Kind::kAdvisory, at.field,
+      RuleId::kReapTtl, Finding::Kind::kAdvisory, at.field(),
       "in lifecycle mode " + std::string(mode) +
           " one TTL serves success and failure alike, so a failed RayJob is deleted as fast as a "
           "succeeded one (at most " +

@@ -51,8 +51,16 @@ elapsed() {
   printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
 }
 
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+# Prints N distinct free loopback ports on one line. They are bound all at once, so no two are
+# the same: ports found one call at a time can repeat (the kernel may hand a port just released
+# to the next caller), and two components then fight for one port while the loser's /healthz is
+# answered by the winner.
+free_ports() {
+  python3 -c 'import socket, sys
+socks = [socket.socket() for _ in range(int(sys.argv[1]))]
+for s in socks:
+    s.bind(("127.0.0.1", 0))
+print(*(s.getsockname()[1] for s in socks))' "$1"
 }
 
 cmd_down() {
@@ -161,6 +169,10 @@ start_component() {
   echo $! >"$dir/$pidname.pid"
   wait_ok "https://127.0.0.1:$port/healthz" 60 ||
     die "$binary not healthy after 60 s; see $dir/logs/$binary.log"
+  # Healthy must mean this process: whatever else holds the port answers /healthz too.
+  sleep 0.5
+  kill -0 "$(<"$dir/$pidname.pid")" 2>/dev/null ||
+    die "$binary exited although 127.0.0.1:$port answered; see $dir/logs/$binary.log"
   printf '%s_PORT=%s\n%s_PID=%s\n' "$prefix" "$port" "$prefix" "$(<"$dir/$pidname.pid")" >>"$dir/env"
   log "$binary healthy on 127.0.0.1:$port"
 }
@@ -200,11 +212,7 @@ cmd_up() {
   chmod +x "$kubectl"
   local t0 etcd_port peer_port kas_port kcm_port sched_port
   t0=$(date +%s%N)
-  etcd_port=$(free_port)
-  peer_port=$(free_port)
-  kas_port=$(free_port)
-  kcm_port=$(free_port)
-  sched_port=$(free_port)
+  read -r etcd_port peer_port kas_port kcm_port sched_port <<<"$(free_ports 5)"
 
   # Tokens are random per cluster; they only live in DIR (mode 0600).
   local admin_token notebook_token api_token
