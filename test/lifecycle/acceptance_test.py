@@ -43,10 +43,10 @@ IDENTITY = os.path.join(REPO, "test", "identity")
 sys.path.insert(0, HERE)
 sys.path.insert(1, IDENTITY)
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import fail, need  # noqa: E402
+from harness import Failed, fail, need, wait_until  # noqa: E402
 import lifecycle_test as lc  # noqa: E402
 import podid  # noqa: E402
-from lifecycle_test import Fail, parse_time, say, wait_for  # noqa: E402
+from lifecycle_test import parse_time, say  # noqa: E402
 
 A, B = "tenant-a", "tenant-b"
 NAME = "accept-fail"
@@ -157,19 +157,20 @@ def main():
                         p.get("status", {}).get("phase") == "Running":
                     return True
             return False
-        wait_for(f"the Ray head pod of {NAME} to be Running (a real head in {env.ns.name})", 300, head_running, 1)
+        wait_until(head_running, 300, f"the Ray head pod of {NAME} to be Running (a real head in {env.ns.name})",
+                   poll=1)
         timings["created -> head Running"] = time.time() - t_create
         s.usage(A, label="head Running")
         st, _ = s.wait_terminal(A, NAME, 300)
         if st.get("jobStatus") != "FAILED":
-            raise Fail(f"RayJob {NAME}: jobStatus {st.get('jobStatus')!r}, expected FAILED")
+            fail(f"RayJob {NAME}: jobStatus {st.get('jobStatus')!r}, expected FAILED")
         end = parse_time(st["endTime"])
         timings["created -> RayJob Failed"] = time.time() - t_create
         s.usage(A, label="RayJob failed")
         log = s.submitter_log(A, NAME)
         for want in ("RuntimeError: training data shard 7 is missing", f"runner: uploaded {'s3://' + env.bucket(A) + '/' + PREFIX}traceback.txt"):
             if want not in log:
-                raise Fail(f"the submitter's log (the Ray job's log) lacks {want!r}:\n{log[-2500:]}")
+                fail(f"the submitter's log (the Ray job's log) lacks {want!r}:\n{log[-2500:]}")
         say("the Ray job's log shows the chained traceback and the runner's upload of traceback.txt")
 
         # Acceptance point 2: the head and the submitter ran in the pods' network namespace (the
@@ -180,18 +181,18 @@ def main():
         for want in ("starting Ray head on 127.0.0.", f"ip netns exec {env.ns.name} {venv}/bin/ray start --head",
                      "-> 127.0.0.", f":8265 in {env.ns.name}", f"{A}/{NAME}-"):
             if want not in rlog:
-                raise Fail(f"the pod runner's log lacks {want!r}: the pods did not run in {env.ns.name}:\n{rlog[-2500:]}")
+                fail(f"the pod runner's log lacks {want!r}: the pods did not run in {env.ns.name}:\n{rlog[-2500:]}")
         subm = [ln for ln in rlog.splitlines() if "running the submitter" in ln and f"{A}/{NAME}-" in ln]
         if not subm or f"ip netns exec {env.ns.name} " not in subm[0]:
-            raise Fail(f"the pod runner did not run {NAME}'s submitter in {env.ns.name}: {subm}")
+            fail(f"the pod runner did not run {NAME}'s submitter in {env.ns.name}: {subm}")
         say(f"the Ray head ran as `ip netns exec {env.ns.name} .../ray start --head ...` with {A}'s Pod Identity "
             f"env, reached by the operator through the relay; the submitter ran there too")
         hits = [r for r in env.agent_requests() if r.get("status") == 200]
         users = sorted({r.get("user") for r in hits})
         if users != [f"system:serviceaccount:{A}:{podid.POD_SA}"] or \
                 env.current_token_sha(A) not in {r["tokenSha"] for r in hits}:
-            raise Fail(f"the agent answered {len(hits)} requests for {users} "
-                       f"(want only {A}'s {podid.POD_SA} token {env.current_token_sha(A)}): {env.agent_requests()}")
+            fail(f"the agent answered {len(hits)} requests for {users} "
+                 f"(want only {A}'s {podid.POD_SA} token {env.current_token_sha(A)}): {env.agent_requests()}")
         say(f"POINT 2: the Pod Identity agent answered {len(hits)} credential request(s), all for "
             f"{users[0]} with its current token ({env.current_token_sha(A)})")
 
@@ -206,50 +207,51 @@ def main():
                 s.usage(A, label="  ")
                 last[0] = left
             return not left
-        wait_for(f"RayJob {NAME} with its RayCluster, submitter Job and pods to be gone (DeleteSelf "
-                 f"rule, ttlSeconds {lc.MIN_FAILED_TTL}, bound {bound} s after endTime)",
-                 max(end + bound - time.time(), 5), gone, 1, state=lambda: s.owned_left(A, NAME))
+        wait_until(gone, max(end + bound - time.time(), 5),
+                   f"RayJob {NAME} with its RayCluster, submitter Job and pods to be gone (DeleteSelf "
+                   f"rule, ttlSeconds {lc.MIN_FAILED_TTL}, bound {bound} s after endTime)",
+                   poll=1, detail=lambda: f"still there: {s.owned_left(A, NAME)}")
         after_end = time.time() - end
         timings["endTime -> everything deleted"] = after_end
         if after_end < lc.MIN_FAILED_TTL:
-            raise Fail(f"RayJob {NAME} gone {after_end:.1f} s after endTime, before minFailedTTLSeconds")
+            fail(f"RayJob {NAME} gone {after_end:.1f} s after endTime, before minFailedTTLSeconds")
         s.wait_quota_zero(A)
         timings["endTime -> quota 0"] = time.time() - end
         s.usage(A, label="after the run (no manual deletion)")
         say(f"POINT 1: quota {A} back to 0 {timings['endTime -> quota 0']:.1f} s after endTime, nothing deleted by hand")
-        wait_for(f"no process left in the pods' network namespace {env.ns.name}", 60, lambda: not env.ns.pids(), 1)
+        wait_until(lambda: not env.ns.pids(), 60, f"no process left in the pods' network namespace {env.ns.name}",
+                   poll=1)
         say(f"no process left in {env.ns.name} (the Ray head and submitter are gone)")
 
         # Acceptance point 3: the traceback is readable with tenant-a's identity, not tenant-b's.
         t = time.monotonic()
         ok, tb = read_as(env, A, python, PREFIX + "traceback.txt")
         if not ok:
-            raise Fail(f"{A} could not read its traceback back: {tb}")
+            fail(f"{A} could not read its traceback back: {tb}")
         for want in ("Traceback (most recent call last):", "in load_shard",
                      "The above exception was the direct cause of the following exception:",
                      "RuntimeError: training data shard 7 is missing; the run cannot continue"):
             if want not in tb:
-                raise Fail(f"traceback.txt lacks {want!r}:\n{tb}")
+                fail(f"traceback.txt lacks {want!r}:\n{tb}")
         # The job's log interleaves the program's stdout and stderr (the runner passes both through
         # live), so the traceback's lines must appear there in order, not necessarily adjacent.
         if not podid.in_order(tb.strip().splitlines(), log.splitlines()):
-            raise Fail(f"traceback.txt is not the traceback of the Ray job's log:\n{tb}")
+            fail(f"traceback.txt is not the traceback of the Ray job's log:\n{tb}")
         ok, text = read_as(env, A, python, PREFIX + "exit.json")
         record = json.loads(text) if ok else None
         if not record or record.get("exitCode") != 1 or record.get("rayJobName") != NAME:
-            raise Fail(f"exit.json: {text}")
+            fail(f"exit.json: {text}")
         timings["read back traceback.txt + exit.json"] = time.monotonic() - t
         say(f"POINT 3: after the RayJob, its RayCluster and pods are gone, {A} reads traceback.txt "
             f"({len(tb.splitlines())} lines, in order in the job's log) and exit.json (exitCode 1, "
             f"rayJobName {NAME})\n    " + "\n    ".join(tb.strip().splitlines()[-2:]))
         ok, why = read_as(env, B, python, PREFIX + "traceback.txt")
         if ok or "AccessDenied" not in why:
-            raise Fail(f"{B}'s identity read {A}'s traceback: {ok} {why}")
+            fail(f"{B}'s identity read {A}'s traceback: {ok} {why}")
         say(f"{B}'s identity is refused {A}'s traceback: {why[:120]}")
         failed = False
-    except Fail as e:
-        why = str(e)
-        say(f"FAIL: {why}")
+    except Failed as e:  # fail() printed it; s.down() repeats it after the logs
+        why = e.message
     except SystemExit:
         say("stopped by a signal: stopping everything it started")
         raise

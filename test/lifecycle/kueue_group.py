@@ -29,7 +29,8 @@ import time
 import yaml
 
 import lifecycle_test as lt
-from lifecycle_test import Fail, Proc, say, wait_for
+from harness import fail, free_port, run, wait_until
+from lifecycle_test import Proc, say
 
 KUEUE_NS = "kueue-system"
 FLAVOR = "default-flavor"
@@ -70,16 +71,17 @@ def start_kueue(s):
     """Kueue's CRDs, its manager on loopback, its webhooks registered; returns when /readyz
     answers (the webhook server has started) and a labelled RayJob is suspended by its mutating
     webhook (a server-side dry run)."""
-    lines = lt.run([os.path.join(lt.HERE, "build-peers.sh"), "kueue"]).stdout.strip().splitlines()
+    lines = run([os.path.join(lt.HERE, "build-peers.sh"), "kueue"], timeout=3600,
+                check=True).stdout.strip().splitlines()
     module_dir, bin_dir = lines[-2], lines[-1]
     crds = os.path.join(module_dir, "config", "components", "crd", "bases")
     s.kc("apply", "--server-side", "-f", crds)
     s.kc("wait", "--for=condition=Established", "--timeout=60s", "-f", crds)
     s.kc("create", "namespace", KUEUE_NS)
     certs = os.path.join(s.work, "kueue-certs")
-    lt.run([os.path.join(lt.REPO, "certs", "mint-certs.sh"), "--out", certs, "--name",
-            "kueue-webhook-service", "--namespace", KUEUE_NS, "--san", "IP:127.0.0.1"])
-    webhook, probe, metrics = lt.free_port(), lt.free_port(), lt.free_port()
+    run([os.path.join(lt.REPO, "certs", "mint-certs.sh"), "--out", certs, "--name",
+         "kueue-webhook-service", "--namespace", KUEUE_NS, "--san", "IP:127.0.0.1"], check=True)
+    webhook, probe, metrics = free_port(), free_port(), free_port()
     config = {
         "apiVersion": "config.kueue.x-k8s.io/v1beta2", "kind": "Configuration",
         "namespace": KUEUE_NS,
@@ -117,7 +119,7 @@ def start_kueue(s):
     s.kueue = True
 
     # /readyz answers once the webhook server has started.
-    lt.wait_http_ok(p, f"http://127.0.0.1:{probe}/readyz", 120)
+    p.wait_http_ok(f"http://127.0.0.1:{probe}/readyz", 120)
     with open(os.path.join(certs, "ca.crt"), "rb") as f:
         ca = base64.b64encode(f.read()).decode()
     for d in kueue_webhooks(module_dir, f"https://127.0.0.1:{webhook}", ca):
@@ -146,7 +148,7 @@ def queues(s, cq, quota, namespaces):
         st = s.kube.get(f"/apis/kueue.x-k8s.io/v1beta2/clusterqueues/{cq}").get("status", {})
         return any(c["type"] == "Active" and c["status"] == "True" for c in st.get("conditions", []))
 
-    wait_for(f"ClusterQueue {cq} Active", 60, active, 0.5)
+    wait_until(active, 60, f"ClusterQueue {cq} Active", poll=0.5)
 
 
 def cq_usage(s, cq):
@@ -161,8 +163,8 @@ def cq_usage(s, cq):
 
 
 def wait_cq_zero(s, cq):
-    wait_for(f"ClusterQueue {cq} usage back to 0", 60, lambda: cq_usage(s, cq) == (0, {}), 1,
-             state=lambda: cq_usage(s, cq))
+    wait_until(lambda: cq_usage(s, cq) == (0, {}), 60, f"ClusterQueue {cq} usage back to 0", poll=1,
+               detail=lambda: f"still there: {cq_usage(s, cq)}")
     say(f"ClusterQueue {cq}: no workload admitted or reserving, usage 0")
 
 
@@ -181,17 +183,17 @@ def kueue_rayjob(s, pol, ns, name, outcome):
     ann = rj["metadata"].get("annotations", {})
     if "deletionStrategy" in spec or spec.get("shutdownAfterJobFinishes") is not True or \
             "suspend" in spec or rj["metadata"]["labels"] != bare["metadata"]["labels"]:
-        raise Fail(f"check --fix of a Kueue RayJob wrote an unexpected form: {json.dumps(spec)[:600]}")
+        fail(f"check --fix of a Kueue RayJob wrote an unexpected form: {json.dumps(spec)[:600]}")
     say(f"{name}: check --fix wrote shutdownAfterJobFinishes: true, "
         f"ttlSecondsAfterFinished {spec.get('ttlSecondsAfterFinished', 'unset (0)')}, annotations {ann}")
     return rj
 
 
 def suspended(s, ns, name):
-    """spec.suspend of RayJob ns/name (Kueue clears it, and false is not stored); Fail if gone."""
+    """spec.suspend of RayJob ns/name (Kueue clears it, and false is not stored); fails if gone."""
     rj = s.get_rayjob(ns, name)
     if rj is None:
-        raise Fail(f"RayJob {ns}/{name} is gone")
+        fail(f"RayJob {ns}/{name} is gone")
     return rj["spec"].get("suspend") is True
 
 
@@ -199,7 +201,7 @@ def create_suspended(s, rj):
     """Creates the RayJob through both webhooks; Kueue's mutating webhook must have suspended it."""
     s.create(rj)
     if not suspended(s, rj["metadata"]["namespace"], rj["metadata"]["name"]):
-        raise Fail(f"{rj['metadata']['name']}: Kueue's mutating webhook did not suspend it")
+        fail(f"{rj['metadata']['name']}: Kueue's mutating webhook did not suspend it")
 
 
 def group_kueue(s):
@@ -216,7 +218,7 @@ def group_kueue(s):
     pol = lt.default_policy(s, "kueue", [main, pre, one, trap])
     pkueue = yaml.safe_load(open(pol))["kueue"]
     if pkueue != {"lifecycleMode": "reaper", "manageJobsWithoutQueueName": False}:
-        raise Fail(f"the default policy's kueue section is {pkueue}, expected lifecycleMode reaper")
+        fail(f"the default policy's kueue section is {pkueue}, expected lifecycleMode reaper")
     s.webhook("up", pol)
     s.register()
     reaper = start_reaper(s, pol)
@@ -228,8 +230,8 @@ def group_kueue(s):
     s.create(bad, expect_refused="shutdownAfterJobFinishes")
     r = s.check(pol, bad)
     if r.returncode != 1 or "[reap-self] spec.shutdownAfterJobFinishes" not in r.stdout:
-        raise Fail(f"check of {bad['metadata']['name']}: exit {r.returncode}, expected reap-self's "
-                   f"refusal:\n{r.stdout}{r.stderr}")
+        fail(f"check of {bad['metadata']['name']}: exit {r.returncode}, expected reap-self's "
+             f"refusal:\n{r.stdout}{r.stderr}")
 
     say("=== kueue cases 1-3: success, application failure, pre-start failure, at once")
     for ns, name, outcome in ((main, "kq-ok", "succeeded"), (main, "kq-fail", "appfail"),
@@ -244,14 +246,14 @@ def group_kueue(s):
     ], mode=mode)
     for ns in (main, pre):
         if workloads(s, ns):
-            raise Fail(f"Workloads left in {ns}: {workloads(s, ns)}")
+            fail(f"Workloads left in {ns}: {workloads(s, ns)}")
     wait_cq_zero(s, "cq-main")
 
     say("=== kueue case 4: a ClusterQueue that fits one RayJob; the second waits, then runs")
     first, second = (kueue_rayjob(s, pol, one, n, "succeeded") for n in ("kq-first", "kq-second"))
     create_suspended(s, first)
-    wait_for("kq-first admitted by Kueue (suspend false)", 60,
-             lambda: not suspended(s, one, "kq-first"), 0.2)
+    wait_until(lambda: not suspended(s, one, "kq-first"), 60,
+               "kq-first admitted by Kueue (suspend false)", poll=0.2)
     create_suspended(s, second)
     s.usage(one, label="kq-first running, kq-second queued")
     say(f"ClusterQueue cq-one (admitted + reserving workloads, usage): {cq_usage(s, 'cq-one')}")
@@ -259,9 +261,9 @@ def group_kueue(s):
     while (st := (s.get_rayjob(one, "kq-first") or {}).get("status", {})).get(
             "jobDeploymentStatus") not in ("Complete", "Failed"):
         if not suspended(s, one, "kq-second"):
-            raise Fail("kq-second was unsuspended while kq-first still holds the ClusterQueue's quota")
+            fail("kq-second was unsuspended while kq-first still holds the ClusterQueue's quota")
         if time.time() - t0 > 300:
-            raise Fail(f"kq-first did not finish in 300 s: {st}")
+            fail(f"kq-first did not finish in 300 s: {st}")
         time.sleep(1)
     say(f"kq-second stayed suspended for the {time.time() - t0:.0f} s kq-first ran")
     lt.run_concurrently(s, [
@@ -292,7 +294,7 @@ def start_reaper(s, pol):
     s.procs["reaper"] = reaper
     time.sleep(1)
     if not reaper.alive():
-        raise Fail(f"rayjob-guard reap exited {reaper.p.returncode}; see {reaper.log}")
+        fail(f"rayjob-guard reap exited {reaper.p.returncode}; see {reaper.log}")
     return reaper
 
 
@@ -306,18 +308,18 @@ def trap_case(s, pol, ns):
     for n in names:
         st, _ = s.wait_terminal(ns, n, 300)
         if st.get("jobStatus") != "SUCCEEDED":
-            raise Fail(f"{n}: jobStatus {st.get('jobStatus')!r}, expected SUCCEEDED")
+            fail(f"{n}: jobStatus {st.get('jobStatus')!r}, expected SUCCEEDED")
 
     def clusters_gone():
         return not [rc for rc in s.kube.get(f"/apis/ray.io/v1/namespaces/{ns}/rayclusters")["items"]]
 
-    wait_for(f"the operator to delete the RayClusters in {ns}", lt.SLACK * 3, clusters_gone, 1)
+    wait_until(clusters_gone, lt.SLACK * 3, f"the operator to delete the RayClusters in {ns}", poll=1)
     wait_cq_zero(s, "cq-main")
     hold = lt.MAX_SUCCEEDED_TTL + lt.SLACK
     time.sleep(hold)
     used = s.usage(ns, label=f"{hold} s after both succeeded, clusters deleted, reaper stopped")
     if used.get("count/rayjobs.ray.io") != "2" or used.get("count/jobs.batch") != "2":
-        raise Fail(f"expected the two RayJobs and their Jobs to hold the counts, quota says {used}")
+        fail(f"expected the two RayJobs and their Jobs to hold the counts, quota says {used}")
     left = [x for n in names for x in s.owned_left(ns, n)]
     say(f"the trap: the operator deleted the clusters; still stored {left}")
     third = kueue_rayjob(s, pol, ns, "kq-trap-3", "succeeded")

@@ -34,7 +34,6 @@ import json
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,7 +44,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import need  # noqa: E402
+from harness import (Cluster, Failed, fail, free_port, http_ok, need, read_env,  # noqa: E402
+                     run, start, wait_until)
+from harness import stop as stop_by_pid  # noqa: E402
 import values as values_reader  # noqa: E402
 from kube import Kube  # noqa: E402
 
@@ -74,61 +75,19 @@ REAP_INTERVAL = 2
 SLACK = 20
 
 
-class Fail(Exception):
-    pass
-
-
 def say(msg):
     print(f"[lifecycle {time.monotonic() - T0:7.1f}s] {msg}", flush=True)
 
 
-def run(cmd, check=True, **kw):
-    r = subprocess.run(cmd, capture_output=True, text=True, **kw)
-    if check and r.returncode != 0:
-        raise Fail(f"{' '.join(cmd[:6])}... exited {r.returncode}: {r.stderr.strip()[:800]}")
-    return r
-
-
-def wait_for(what, timeout, pred, every=0.5, state=None):
-    """Polls pred() until it is true (returns its value) or `timeout` seconds pass (Fail naming
-    `what`, and what state() says is there, when given)."""
-    t0 = time.monotonic()
-    while True:
-        v = pred()
-        if v:
-            return v
-        if time.monotonic() - t0 > timeout:
-            now = f"; still there: {state()}" if state else ""
-            raise Fail(f"timed out after {timeout} s waiting for {what}{now}")
-        time.sleep(every)
-
-
-def wait_http_ok(p, url, timeout):
-    """Waits until GET `url` answers 200 (the health probe of the process `p` we started); Fail
-    at once if `p` exits, or after `timeout` seconds."""
-    import urllib.request
-
-    def ok():
-        if not p.alive():
-            raise Fail(f"{p.name} exited {p.p.returncode}; see {p.log}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as r:
-                return r.status == 200
-        except Exception:  # noqa: BLE001
-            return False
-
-    wait_for(f"{p.name}: {url} to answer 200", timeout, ok)
-
-
 class Proc:
-    """A process we started, stopped by its PID (TERM, then KILL after grace seconds)."""
+    """A process we started (test/harness's start()), named in the suite's log and stopped by its
+    PID (TERM, then KILL after grace seconds)."""
 
     def __init__(self, name, cmd, log, env=None, cwd=None, grace=20):
         self.name = name
         self.grace = grace
-        self.logf = open(log, "ab")
-        self.p = subprocess.Popen(cmd, stdout=self.logf, stderr=subprocess.STDOUT, env=env, cwd=cwd)
         self.log = log
+        self.p = start(cmd, log, env=env, cwd=cwd)
         say(f"started {name} (pid {self.p.pid})")
 
     @property
@@ -138,17 +97,16 @@ class Proc:
     def alive(self):
         return self.p.poll() is None
 
+    def wait_http_ok(self, url, timeout):
+        """Until GET url (its health probe) answers 200; fails at once if the process exits."""
+        wait_until(lambda: http_ok(url), timeout, f"{self.name}: {url} to answer 200", self.p,
+                   self.log, poll=0.5)
+
     def stop(self):
-        if self.p.poll() is None:
-            self.p.send_signal(signal.SIGTERM)
-            try:
-                self.p.wait(self.grace)
-            except subprocess.TimeoutExpired:
-                say(f"{self.name} (pid {self.p.pid}) still runs {self.grace} s after TERM; KILL")
-                self.p.kill()
-                self.p.wait(10)
+        if self.alive():
+            if stop_by_pid(self.p, timeout=self.grace) == -signal.SIGKILL:
+                say(f"{self.name} (pid {self.p.pid}) still ran {self.grace} s after TERM; KILLed")
             say(f"stopped {self.name} (pid {self.p.pid})")
-        self.logf.close()
 
 
 class Suite:
@@ -156,6 +114,7 @@ class Suite:
         self.args = args
         self.work = tempfile.mkdtemp(prefix="rjg-lifecycle.")
         self.cluster = os.path.join(self.work, "cluster")
+        self.control = Cluster(self.cluster, script_env={"RJG_BINARY": args.binary})
         self.logs = os.path.join(self.work, "logs")
         os.makedirs(self.logs)
         self.procs = {}
@@ -165,7 +124,7 @@ class Suite:
 
     # --- peers ---------------------------------------------------------------------------------
     def peer(self, *what):
-        r = run([os.path.join(HERE, "build-peers.sh"), *what])
+        r = run([os.path.join(HERE, "build-peers.sh"), *what], timeout=3600, check=True)
         return r.stdout.strip().splitlines()[-1]
 
     def up(self, operator_versions, before_runner=None):
@@ -178,23 +137,12 @@ class Suite:
         self.python = os.path.join(self.ray_venv, "bin", "python")
         say(f"peers: operators {self.bins}, kwok {self.kwok_bin}, Ray {self.ray_venv}")
         # The cluster holds the operator's own CRDs, installed verbatim by cluster.sh.
-        r = subprocess.run([os.path.join(REPO, "test", "e2e", "cluster.sh"), "up", self.cluster,
-                            "--controller-manager", "--scheduler"], text=True,
-                           env=dict(os.environ, RJG_E2E_CRD="operator",
-                                    RJG_E2E_OPERATOR_VERSION=operator_versions[0]),
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.cluster_up = True
-        print(r.stdout[-3000:], flush=True)
-        if r.returncode != 0:
-            raise Fail(f"cluster.sh up exited {r.returncode}")
-        self.env = {}
-        with open(os.path.join(self.cluster, "env")) as f:
-            for line in f:
-                if "=" in line:
-                    k, v = line.strip().split("=", 1)
-                    self.env[k] = v
+        self.control.up("--controller-manager", "--scheduler",
+                        env={"RJG_E2E_CRD": "operator",
+                             "RJG_E2E_OPERATOR_VERSION": operator_versions[0]})
+        self.env = self.control.env
         self.kubeconfig = os.path.join(self.cluster, "admin.kubeconfig")
-        self.kubectl = self.env["KUBECTL"]
         self.kube = Kube(self.kubeconfig)
         self.start_kwok()
         self.hosts = os.path.join(self.work, "hosts")
@@ -208,7 +156,7 @@ class Suite:
             grace=60)  # it stops each Ray head it runs (up to 25 s each) before it exits
 
     def kc(self, *a, check=True, stdin=None):
-        return run([self.kubectl, "--kubeconfig", self.kubeconfig, *a], check=check, input=stdin)
+        return self.control.kubectl(*a, stdin=stdin, check=check)
 
     def start_kwok(self):
         kwok_home = os.path.join(self.work, "kwok-home")
@@ -231,7 +179,7 @@ class Suite:
             conds = (n or {}).get("status", {}).get("conditions") or []
             return any(c["type"] == "Ready" and c["status"] == "True" for c in conds)
 
-        wait_for("the kwok node kwok-node-0 to be Ready", 60, ready)
+        wait_until(ready, 60, "the kwok node kwok-node-0 to be Ready", poll=0.5)
         say("kwok node kwok-node-0 Ready")
 
     # --- the operator --------------------------------------------------------------------------
@@ -239,7 +187,7 @@ class Suite:
         files = [SHIPPED_VALUES, *[os.path.join(HERE, "values", v) for v in extra_values]]
         flags, env, problems = values_reader.derive(files)
         if problems:
-            raise Fail("; ".join(problems))
+            fail("; ".join(problems))
         metrics, probe = free_port(), free_port()
         penv = dict(os.environ)
         penv.pop("DELETE_RAYJOB_CR_AFTER_JOB_FINISHES", None)
@@ -256,12 +204,12 @@ class Suite:
                  env=penv)
         self.procs["operator"] = p
 
-        wait_http_ok(p, f"http://127.0.0.1:{probe}/healthz", 60)
+        p.wait_http_ok(f"http://127.0.0.1:{probe}/healthz", 60)
         # The flags it runs with must be what the values files say (unshare execs the operator).
         argv, environ = values_reader.read_proc(p.pid)
         problems = values_reader.compare(files, argv, environ)
         if problems:
-            raise Fail("operator flags disagree with the values: " + "; ".join(problems))
+            fail("operator flags disagree with the values: " + "; ".join(problems))
         say(f"ray-operator {version} healthy; runs with {values_reader.gates_flag(argv)} "
             f"env {env or '{}'}, as {' + '.join(os.path.relpath(f, REPO) for f in files)} say")
 
@@ -272,24 +220,14 @@ class Suite:
 
     # --- the webhook ---------------------------------------------------------------------------
     def webhook(self, cmd, policy=None):
-        env = dict(os.environ, RJG_BINARY=self.args.binary)
-        if policy:
-            env["RJG_POLICY"] = policy
-        r = subprocess.run([os.path.join(REPO, "test", "e2e", "webhook.sh"), cmd, self.cluster,
-                            *(["--no-register"] if cmd == "up" else [])], env=env, text=True,
-                           capture_output=True)
-        if r.returncode != 0:
-            raise Fail(f"webhook.sh {cmd}: {r.stderr.strip()[-800:]}")
+        self.control.script("webhook.sh", cmd, *(["--no-register"] if cmd == "up" else []),
+                            env={"RJG_POLICY": policy} if policy else None)
 
     def register(self, match_conditions=True):
         """The shipped configuration, pointed at the loopback serve (a URL, not a Service)."""
         with open(SHIPPED_VWC) as f:
             vwc = yaml.safe_load(f)
-        wenv = {}
-        with open(os.path.join(self.cluster, "webhook", "env")) as f:
-            for line in f:
-                k, v = line.strip().split("=", 1)
-                wenv[k] = v
+        wenv = read_env(os.path.join(self.cluster, "webhook", "env"))
         with open(os.path.join(self.cluster, "webhook", "certs", "ca.crt"), "rb") as f:
             ca = base64.b64encode(f.read()).decode()
         wh = vwc["webhooks"][0]
@@ -324,13 +262,13 @@ class Suite:
         return path
 
     def validate_policy(self, path):
-        return run([self.args.binary, "policy", "validate", path], check=False)
+        return run([self.args.binary, "policy", "validate", path])
 
     def check(self, policy, manifest):
         path = os.path.join(self.work, f"check-{manifest['metadata']['name']}.json")
         with open(path, "w") as f:
             json.dump(manifest, f)
-        return run([self.args.binary, "check", "--policy", policy, path], check=False)
+        return run([self.args.binary, "check", "--policy", policy, path])
 
     # --- namespaces, quota, RayJobs -------------------------------------------------------------
     def namespace(self, ns):
@@ -343,8 +281,8 @@ class Suite:
                                "limits.memory": "16Gi", "pods": "10"}}},
         ]
         self.kc("apply", "-f", "-", stdin="\n---\n".join(json.dumps(d) for d in docs))
-        wait_for(f"ResourceQuota {ns}/tenant status.hard", 60,
-                 lambda: self.usage(ns, quiet=True) is not None)
+        wait_until(lambda: self.usage(ns, quiet=True) is not None, 60,
+                   f"ResourceQuota {ns}/tenant status.hard", poll=0.5)
 
     def usage(self, ns, quiet=False, label=""):
         q = self.kube.get(f"/api/v1/namespaces/{ns}/resourcequotas/tenant", ok404=True)
@@ -443,12 +381,12 @@ class Suite:
         name = manifest["metadata"]["name"]
         if expect_refused is not None:
             if r.returncode == 0 or expect_refused not in r.stderr:
-                raise Fail(f"RayJob {name}: expected a refusal saying '{expect_refused}', got exit "
-                           f"{r.returncode}: {r.stderr.strip() or r.stdout.strip()}")
+                fail(f"RayJob {name}: expected a refusal saying '{expect_refused}', got exit "
+                     f"{r.returncode}: {r.stderr.strip() or r.stdout.strip()}")
             say(f"RayJob {name} refused, as expected: {r.stderr.strip()[:300]}")
             return
         if r.returncode != 0:
-            raise Fail(f"RayJob {name} not admitted: {r.stderr.strip()}")
+            fail(f"RayJob {name} not admitted: {r.stderr.strip()}")
         say(f"RayJob {name} created ({manifest['metadata']['namespace']})")
 
     def get_rayjob(self, ns, name):
@@ -479,13 +417,13 @@ class Suite:
     def wait_gone(self, ns, name, what, timeout):
         """Waits until nothing of RayJob ns/name is stored (owned_left); a timeout names `what`
         and what is left."""
-        wait_for(what, timeout, lambda: not self.owned_left(ns, name), 1,
-                 state=lambda: self.owned_left(ns, name))
+        wait_until(lambda: not self.owned_left(ns, name), timeout, what, poll=1,
+                   detail=lambda: f"still there: {self.owned_left(ns, name)}")
 
     def wait_quota_zero(self, ns, why=""):
         """Waits up to 60 s until the tenant quota's usage is zero; a timeout shows the usage."""
-        wait_for(f"quota {ns} used back to 0{why}", 60, lambda: self.quota_zero(ns), 1,
-                 state=lambda: self.usage(ns, quiet=True))
+        wait_until(lambda: self.quota_zero(ns), 60, f"quota {ns} used back to 0{why}", poll=1,
+                   detail=lambda: f"still there: {self.usage(ns, quiet=True)}")
 
     def wait_terminal(self, ns, name, timeout):
         def done():
@@ -494,7 +432,8 @@ class Suite:
             if st.get("jobDeploymentStatus") in ("Complete", "Failed"):
                 return st
             return None
-        st = wait_for(f"RayJob {ns}/{name} to reach jobDeploymentStatus Complete or Failed", timeout, done, 1)
+        st = wait_until(done, timeout, f"RayJob {ns}/{name} to reach jobDeploymentStatus Complete or Failed",
+                        poll=1)
         say(f"RayJob {name}: jobDeploymentStatus={st.get('jobDeploymentStatus')} "
             f"jobStatus={st.get('jobStatus', '')!r} reason={st.get('reason', '')!r} "
             f"endTime={st.get('endTime')} message={st.get('message', '')[:160]!r}")
@@ -539,22 +478,11 @@ class Suite:
             if why:
                 say(f"FAIL (repeated after the logs): {why}")
         if self.cluster_up:
-            subprocess.run([os.path.join(REPO, "test", "e2e", "webhook.sh"), "down", self.cluster],
-                           capture_output=True)
-            subprocess.run([os.path.join(REPO, "test", "e2e", "cluster.sh"), "down", self.cluster])
+            self.control.down()
         if failed or self.args.keep:
             say(f"work directory kept: {self.work}")
         else:
             shutil.rmtree(self.work, ignore_errors=True)
-
-
-def free_port():
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 # --- the measured run of one lifecycle mode -------------------------------------------------------
@@ -572,22 +500,22 @@ def audit_leak(s, ns, name, policy):
     """`rayjob-guard audit` on what the real operator left behind: the leaked RayJob is the one
     quota hold it reports, with the rule `want`, holding what the apiserver says it holds."""
     r = run([s.args.binary, "audit", "--policy", policy, "-n", ns, "-o", "json",
-             "--kubeconfig", s.kubeconfig], check=False)
+             "--kubeconfig", s.kubeconfig])
     if r.returncode != 1:
-        raise Fail(f"audit -n {ns}: exit {r.returncode}, expected 1 (found):\n{r.stdout}{r.stderr}")
+        fail(f"audit -n {ns}: exit {r.returncode}, expected 1 (found):\n{r.stdout}{r.stderr}")
     # -o json: a v1 List of openreports Reports, one per namespace audited (here, one).
     reports = json.loads(r.stdout)["items"]
     if [rep["metadata"]["namespace"] for rep in reports] != [ns]:
-        raise Fail(f"audit -n {ns} -o json: expected one Report, of {ns}:\n{r.stdout}")
+        fail(f"audit -n {ns} -o json: expected one Report, of {ns}:\n{r.stdout}")
     waste = [x for x in reports[0]["results"] if x["category"] == "waste"]
     got = [(x["resources"][0]["name"], x["rule"]) for x in waste]
     if got != [(name, "deployment-failed-unmatched")]:
-        raise Fail(f"audit -n {ns} reports the holds {got}, expected only "
-                   f"({name}, deployment-failed-unmatched)")
+        fail(f"audit -n {ns} reports the holds {got}, expected only "
+             f"({name}, deployment-failed-unmatched)")
     rj = s.get_rayjob(ns, name)
     uid = rj["metadata"]["uid"]
     if waste[0]["resources"][0]["uid"] != uid:
-        raise Fail(f"audit names uid {waste[0]['resources'][0]['uid']}, the RayJob's is {uid}")
+        fail(f"audit names uid {waste[0]['resources'][0]['uid']}, the RayJob's is {uid}")
     owners = {uid}
     jobs = 0
     for j in s.kube.get(f"/apis/batch/v1/namespaces/{ns}/jobs")["items"]:
@@ -611,11 +539,10 @@ def audit_leak(s, ns, name, policy):
             "requests.cpu": cpu, "requests.memory": mem}
     have = {k: quantity(props[k]) for k in want}
     if have != want or pods == 0:
-        raise Fail(f"audit says {ns}/{name} holds {props}; the apiserver says {want}")
+        fail(f"audit says {ns}/{name} holds {props}; the apiserver says {want}")
     say(f"audit finds the leak the operator left: {name} {waste[0]['rule']}, holding "
         f"{', '.join(f'{k} {props[k]}' for k in want)} (as the apiserver says)")
-    table = run([s.args.binary, "audit", "--policy", policy, "-n", ns, "--kubeconfig", s.kubeconfig],
-                check=False)
+    table = run([s.args.binary, "audit", "--policy", policy, "-n", ns, "--kubeconfig", s.kubeconfig])
     say("audit's table:\n" + table.stdout.rstrip())
 
 
@@ -643,11 +570,11 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
             st, _ = s.wait_terminal(ns, name, 300)
             want = "SUCCEEDED" if outcome == "succeeded" else "FAILED"
             if st.get("jobStatus") != want:
-                raise Fail(f"RayJob {name}: jobStatus {st.get('jobStatus')!r}, expected {want}")
+                fail(f"RayJob {name}: jobStatus {st.get('jobStatus')!r}, expected {want}")
             ends[outcome] = parse_time(st["endTime"])
         log = s.submitter_log(ns, jobs["appfail"])
         if "Traceback" not in log or "RuntimeError: lifecycle app failure" not in log:
-            raise Fail(f"the app failure's submitter log has no Python traceback:\n{log[-1500:]}")
+            fail(f"the app failure's submitter log has no Python traceback:\n{log[-1500:]}")
         say("the app failure's submitter log holds its traceback (RuntimeError: lifecycle app failure)")
         s.usage(ns, label="both finished")
         for outcome, name in jobs.items():
@@ -660,8 +587,8 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
             gone = time.time() - ends[outcome]
             say(f"RayJob {name} ({outcome}) gone with everything it owned {gone:.1f} s after endTime")
             if outcome == "appfail" and mode in ("deletionRules", "reaper") and gone < MIN_FAILED_TTL:
-                raise Fail(f"RayJob {name} failed and was gone {gone:.1f} s after endTime, before "
-                           f"minFailedTTLSeconds {MIN_FAILED_TTL}")
+                fail(f"RayJob {name} failed and was gone {gone:.1f} s after endTime, before "
+                     f"minFailedTTLSeconds {MIN_FAILED_TTL}")
             rows.append({"mode": mode, "version": version, "outcome": outcome, "result": "zero",
                          "seconds_after_end": round(gone, 1)})
         s.wait_quota_zero(ns)
@@ -672,7 +599,7 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
         s.usage(ns, label="pre-start RayJob (head held not-ready)")
         st, _ = s.wait_terminal(ns, name, PRESTART_DEADLINE + 120)
         if st.get("jobDeploymentStatus") != "Failed":
-            raise Fail(f"RayJob {name}: expected a Failed deployment, got {st}")
+            fail(f"RayJob {name}: expected a Failed deployment, got {st}")
         end = parse_time(st.get("endTime")) if st.get("endTime") else time.time()
         if expect_leak_prestart:
             hold = MAX_FAILED_TTL + SLACK
@@ -681,7 +608,7 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
             left = s.owned_left(ns, name)
             s.usage(ns, label=f"{hold} s after the pre-start failure")
             if not left:
-                raise Fail(f"RayJob {name} was deleted: the pre-start hole of {mode} on {version} is not there")
+                fail(f"RayJob {name} was deleted: the pre-start hole of {mode} on {version} is not there")
             say(f"LEAK, as the issue says: {left} still stored {time.time() - end:.0f} s after endTime")
             rows.append({"mode": mode, "version": version, "outcome": "prestart", "result": "leaked",
                          "seconds_after_end": None, "left": left})
@@ -694,7 +621,7 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
         gone = time.time() - end
         say(f"RayJob {name} (pre-start failure) gone {gone:.1f} s after endTime")
         if mode in ("deletionRules", "reaper") and gone < MIN_FAILED_TTL:
-            raise Fail(f"RayJob {name} gone {gone:.1f} s after endTime, before minFailedTTLSeconds")
+            fail(f"RayJob {name} gone {gone:.1f} s after endTime, before minFailedTTLSeconds")
         s.wait_quota_zero(ns)
         s.usage(ns, label="after all three runs")
         rows.append({"mode": mode, "version": version, "outcome": "prestart", "result": "zero",
@@ -702,7 +629,7 @@ def run_mode(s, ns, mode, version, expect_leak_prestart=False, reaper_policy=Non
         probe = s.rayjob(ns, f"{ns}-next", mode, "succeeded", version)
         r = s.kc("create", "--dry-run=server", "-f", "-", stdin=json.dumps(probe), check=False)
         if r.returncode != 0:
-            raise Fail(f"a new RayJob is not admitted after the runs: {r.stderr.strip()}")
+            fail(f"a new RayJob is not admitted after the runs: {r.stderr.strip()}")
         say(f"a new RayJob is admitted (server dry-run) in {ns}")
         return rows
     finally:
@@ -739,16 +666,17 @@ def group_v15(s):
     for i in (1, 2):
         st, _ = s.wait_terminal(ns, f"sample-{i}", 300)
         if st.get("jobStatus") != "SUCCEEDED":
-            raise Fail(f"sample-{i}: jobStatus {st.get('jobStatus')!r}")
+            fail(f"sample-{i}: jobStatus {st.get('jobStatus')!r}")
     s.usage(ns, label="two sample RayJobs succeeded")
     for i in (1, 2):
-        wait_for(f"the RayCluster of sample-{i} to be deleted (ttlSecondsAfterFinished 10)", 10 + SLACK + 30,
-                 lambda i=i: not any(x.startswith("raycluster/") or "-head-" in x
-                                     for x in s.owned_left(ns, f"sample-{i}")), 1)
+        wait_until(lambda i=i: not any(x.startswith("raycluster/") or "-head-" in x
+                                       for x in s.owned_left(ns, f"sample-{i}")),
+                   10 + SLACK + 30, f"the RayCluster of sample-{i} to be deleted (ttlSecondsAfterFinished 10)",
+                   poll=1)
     left = [x for i in (1, 2) for x in s.owned_left(ns, f"sample-{i}")]
     if sorted(left) != sorted([f"rayjob/sample-{i}" for i in (1, 2)] + [f"job/sample-{i}" for i in (1, 2)]
                               + [x for x in left if x.startswith("pod/sample-")]):
-        raise Fail(f"after the TTL, expected the RayJobs and submitter Jobs to remain, got {left}")
+        fail(f"after the TTL, expected the RayJobs and submitter Jobs to remain, got {left}")
     s.usage(ns, label="RayClusters gone, RayJobs and Jobs remain")
     s.create(s.rayjob(ns, "sample-3", "sample", "succeeded", "v1.5.0"), expect_refused="exceeded quota")
     s.table.append({"mode": "none (sample form)", "version": "v1.5.0", "outcome": "succeeded",
@@ -779,11 +707,11 @@ def group_v15(s):
 
     say("=== case 3: the remedy for 1.5: policy validate names it; reaper on 1.5 brings all three to zero")
     if not remedy:
-        raise Fail("policy validate still accepts lifecycle.mode deletionRules with kuberay.version 1.5")
+        fail("policy validate still accepts lifecycle.mode deletionRules with kuberay.version 1.5")
     text = (r.stdout + r.stderr)
     for want in ("reaper", "operatorDeletesRayJob", "1.6"):
         if want not in text:
-            raise Fail(f"the refusal of deletionRules on 1.5 does not name {want}: {text}")
+            fail(f"the refusal of deletionRules on 1.5 does not name {want}: {text}")
     ns = "lc-reaper15"
     pol = s.policy("reaper15", "1.5", "reaper", True, nss)
     s.webhook("up", pol)
@@ -822,8 +750,8 @@ def group_v14(s):
     s.create(rj)
     # Stop the webhook while the job runs (the operator only writes status then, which is not
     # reviewed), so it is surely down when DeleteSelf is due.
-    wait_for(f"RayJob {ns}/{name} to be Running", 300, lambda: (s.get_rayjob(ns, name) or {}).get(
-        "status", {}).get("jobDeploymentStatus") in ("Running", "Complete"), 0.2)
+    wait_until(lambda: (s.get_rayjob(ns, name) or {}).get("status", {}).get("jobDeploymentStatus")
+               in ("Running", "Complete"), 300, f"RayJob {ns}/{name} to be Running", poll=0.2)
     s.webhook("stop")
     say("webhook process stopped (registration stays, failurePolicy Fail)")
     st, _ = s.wait_terminal(ns, name, 300)
@@ -832,7 +760,7 @@ def group_v14(s):
     rj = s.get_rayjob(ns, name)
     s.usage(ns, label="webhook down, DeleteSelf due")
     if not rj or not rj["metadata"].get("deletionTimestamp"):
-        raise Fail(f"expected {name} stuck with a deletionTimestamp while the webhook is down, got {rj and rj['metadata']}")
+        fail(f"expected {name} stuck with a deletionTimestamp while the webhook is down, got {rj and rj['metadata']}")
     say(f"TRAP shown: {name} has deletionTimestamp {rj['metadata']['deletionTimestamp']} and finalizers "
         f"{rj['metadata'].get('finalizers')}; the operator's UPDATE is refused by failurePolicy Fail")
     s.register(match_conditions=True)
@@ -866,23 +794,23 @@ def group_v14(s):
     obj = s.get_rayjob(ns, name)
     say(f"{name}: finalizers {obj['metadata'].get('finalizers')} (set by the operator)")
     if "ray.io/rayjob-finalizer" not in (obj["metadata"].get("finalizers") or []):
-        raise Fail(f"{name}: the operator's finalizer is not there: {obj['metadata']}")
+        fail(f"{name}: the operator's finalizer is not there: {obj['metadata']}")
     s.stop_operator()
     time.sleep(max(0, parse_time(st["endTime"]) + TTL_SUCCESS + 1 - time.time()))
     r = run([s.args.binary, "reap", "--once", "--policy", pol, "--namespace", ns, "--kubeconfig",
              s.kubeconfig], check=False)
     say(f"reap --once (operator stopped): exit {r.returncode}\n{r.stderr.strip()[-800:]}")
     if r.returncode != 0 or "action=deleted" not in r.stderr:
-        raise Fail("reap --once did not delete the finished RayJob")
+        fail("reap --once did not delete the finished RayJob")
     obj = s.get_rayjob(ns, name)
     s.usage(ns, label="reaped, operator stopped")
     if not obj or not obj["metadata"].get("deletionTimestamp"):
-        raise Fail(f"{name}: expected it held by the finalizer while the operator is stopped")
+        fail(f"{name}: expected it held by the finalizer while the operator is stopped")
     say(f"{name} held by its finalizer while the operator is stopped (deletionTimestamp set)")
     r = run([s.args.binary, "reap", "--once", "--policy", pol, "--namespace", ns, "--kubeconfig",
              s.kubeconfig], check=False)
     if r.returncode != 0 or "action=skip" not in r.stderr:
-        raise Fail(f"a second pass should skip the terminating RayJob: {r.stderr.strip()[-600:]}")
+        fail(f"a second pass should skip the terminating RayJob: {r.stderr.strip()[-600:]}")
     say("a second reap pass skips it (deletionTimestamp set)")
     t = time.time()
     s.start_operator("v1.4.0", ["gate-off.yaml"])
@@ -913,7 +841,7 @@ def flatten(obj, prefix=""):
 def default_policy(s, name, namespaces):
     """`rayjob-guard policy default` with only the time bounds and the namespaces' quota changed;
     fails unless the difference is exactly those keys. Returns the file's path."""
-    base = yaml.safe_load(run([s.args.binary, "policy", "default"]).stdout)
+    base = yaml.safe_load(run([s.args.binary, "policy", "default"], check=True).stdout)
     p = copy.deepcopy(base)
     p["lifecycle"].update(V16_TIME_BOUNDS)
     p["quota"]["namespaces"] = {
@@ -924,7 +852,7 @@ def default_policy(s, name, namespaces):
     allowed = {f"lifecycle.{k}" for k in V16_TIME_BOUNDS}
     other = [k for k in changed if k not in allowed and not k.startswith("quota.namespaces.")]
     if other:
-        raise Fail(f"the v16 policy differs from `policy default` in more than time bounds and quota: {other}")
+        fail(f"the v16 policy differs from `policy default` in more than time bounds and quota: {other}")
     say(f"policy {name}: `rayjob-guard policy default` (lifecycle.mode {p['lifecycle']['mode']}, "
         f"kuberay.version {p['kuberay']['version']}) with only these keys changed: "
         + ", ".join(f"{k}: {a.get(k)!r} -> {b.get(k)!r}" for k in changed if k in allowed)
@@ -934,7 +862,7 @@ def default_policy(s, name, namespaces):
         yaml.safe_dump(p, f)
     r = s.validate_policy(path)
     if r.returncode != 0:
-        raise Fail(f"policy validate {path}: {(r.stdout + r.stderr).strip()}")
+        fail(f"policy validate {path}: {(r.stdout + r.stderr).strip()}")
     return path
 
 
@@ -944,9 +872,9 @@ def fixed(s, policy, manifest):
     path = os.path.join(s.work, f"bare-{manifest['metadata']['name']}.json")
     with open(path, "w") as f:
         json.dump(manifest, f)
-    r = run([s.args.binary, "check", "--fix", "--policy", policy, path], check=False)
+    r = run([s.args.binary, "check", "--fix", "--policy", policy, path])
     if r.returncode != 0:
-        raise Fail(f"check --fix {path}: exit {r.returncode}: {r.stderr.strip()[-800:]}")
+        fail(f"check --fix {path}: exit {r.returncode}: {r.stderr.strip()[-800:]}")
     docs, cur = [], []
     for line in r.stdout.splitlines() + ["---"]:
         if line.strip() == "---":
@@ -956,7 +884,7 @@ def fixed(s, policy, manifest):
         else:
             cur.append(line)
     if len(docs) != 1:
-        raise Fail(f"check --fix printed {len(docs)} documents, expected 1")
+        fail(f"check --fix printed {len(docs)} documents, expected 1")
     return docs[0]
 
 
@@ -977,7 +905,7 @@ def measure(s, ns, name, outcome, want, workers=False, before=None,
     st, _ = s.wait_terminal(ns, name, 300 + INTERACTIVE_PRE_RUNNING_DEADLINE)
     got = (st.get("jobDeploymentStatus"), st.get("reason", ""), st.get("jobStatus", ""))
     if got != want:
-        raise Fail(f"RayJob {name} ({outcome}): (jobDeploymentStatus, reason, jobStatus) {got}, expected {want}")
+        fail(f"RayJob {name} ({outcome}): (jobDeploymentStatus, reason, jobStatus) {got}, expected {want}")
     end = parse_time(st["endTime"])
     failed = want[0] == "Failed"
     row = {"mode": mode, "version": "v1.6.2", "outcome": outcome,
@@ -985,17 +913,17 @@ def measure(s, ns, name, outcome, want, workers=False, before=None,
     if outcome == "appfail":
         log = s.submitter_log(ns, name)
         if "Traceback" not in log or "RuntimeError: lifecycle app failure" not in log:
-            raise Fail(f"the app failure's submitter log has no Python traceback:\n{log[-1500:]}")
+            fail(f"the app failure's submitter log has no Python traceback:\n{log[-1500:]}")
         say(f"{name}: the submitter log holds the traceback (RuntimeError: lifecycle app failure)")
     if workers:
         # DeleteWorkers at 0 s: the workers' quota comes back at failure, the head stays.
-        wait_for(f"the worker pods of {name} to be gone (DeleteWorkers on jobDeploymentStatus Failed, "
-                 f"ttlSeconds 0)", SLACK, lambda: not pods_of(s, ns, name, "worker"), 0.5,
-                 state=lambda: pods_of(s, ns, name, "worker"))
+        wait_until(lambda: not pods_of(s, ns, name, "worker"), SLACK,
+                   f"the worker pods of {name} to be gone (DeleteWorkers on jobDeploymentStatus Failed, "
+                   f"ttlSeconds 0)", poll=0.5, detail=lambda: f"still there: {pods_of(s, ns, name, 'worker')}")
         row["workers_gone_after_end"] = round(time.time() - end, 1)
         heads = pods_of(s, ns, name, "head")
         if not heads:
-            raise Fail(f"{name}: the head pod went with the workers; it should stay for the logs window")
+            fail(f"{name}: the head pod went with the workers; it should stay for the logs window")
         say(f"{name}: worker pods gone {row['workers_gone_after_end']} s after endTime; head "
             f"{heads[0]} stays for the logs window")
         s.usage(ns, label=f"{name}: workers gone, head kept")
@@ -1005,8 +933,8 @@ def measure(s, ns, name, outcome, want, workers=False, before=None,
     gone = time.time() - end
     say(f"RayJob {name} ({outcome}, {want[1] or want[2]}) gone with everything it owned {gone:.1f} s after endTime")
     if failed and gone < MIN_FAILED_TTL:
-        raise Fail(f"RayJob {name} failed and was gone {gone:.1f} s after endTime, before "
-                   f"minFailedTTLSeconds {MIN_FAILED_TTL} (the kubectl logs window)")
+        fail(f"RayJob {name} failed and was gone {gone:.1f} s after endTime, before "
+             f"minFailedTTLSeconds {MIN_FAILED_TTL} (the kubectl logs window)")
     row["seconds_after_end"] = round(gone, 1)
     return row
 
@@ -1022,11 +950,11 @@ def run_concurrently(s, cases, mode="deletionRules (policy default)"):
         for f in futures:
             try:
                 rows.append(f.result())
-            except Fail as e:
-                errors.append(str(e))
+            except Failed as e:
+                errors.append(e.message)
     s.table.extend(rows)
     if errors:
-        raise Fail("; ".join(errors))
+        fail("; ".join(errors))
     for ns in dict.fromkeys(c[0] for c in cases):
         s.wait_quota_zero(ns)
         s.usage(ns, label="after its runs")
@@ -1038,14 +966,14 @@ def interactive_waits(s, ns, name):
     def waiting():
         st = (s.get_rayjob(ns, name) or {}).get("status", {})
         if st.get("jobDeploymentStatus") in ("Failed", "Complete"):
-            raise Fail(f"{name} ended before it was seen Waiting: {st}")
+            fail(f"{name} ended before it was seen Waiting: {st}")
         return st if st.get("jobDeploymentStatus") == "Waiting" else None
-    st = wait_for(f"RayJob {ns}/{name} (InteractiveMode) to be Waiting", 300, waiting, 0.5)
+    st = wait_until(waiting, 300, f"RayJob {ns}/{name} (InteractiveMode) to be Waiting", poll=0.5)
     heads = [p for p in s.kube.get(f"/api/v1/namespaces/{ns}/pods")["items"]
              if (p["metadata"].get("labels") or {}).get("ray.io/cluster", "").startswith(name + "-")
              and p.get("status", {}).get("phase") == "Running"]
     if not heads:
-        raise Fail(f"{name} is Waiting but no pod of its RayCluster is Running")
+        fail(f"{name} is Waiting but no pod of its RayCluster is Running")
     start = parse_time(st["startTime"])
     s.usage(ns, label=f"{name} Waiting for spec.jobId, RayCluster up")
     say(f"{name}: Waiting {time.time() - start:.0f} s after startTime with its RayCluster up "
@@ -1054,9 +982,9 @@ def interactive_waits(s, ns, name):
     time.sleep(max(0, start + INTERACTIVE_ACTIVE_DEADLINE + 5 - time.time()))
     st = (s.get_rayjob(ns, name) or {}).get("status", {})
     if st.get("jobDeploymentStatus") != "Waiting":
-        raise Fail(f"{name}: {INTERACTIVE_ACTIVE_DEADLINE + 5} s after startTime it is "
-                   f"{st.get('jobDeploymentStatus')} ({st.get('reason')}), expected still Waiting: "
-                   f"activeDeadlineSeconds is not checked in Waiting")
+        fail(f"{name}: {INTERACTIVE_ACTIVE_DEADLINE + 5} s after startTime it is "
+             f"{st.get('jobDeploymentStatus')} ({st.get('reason')}), expected still Waiting: "
+             f"activeDeadlineSeconds is not checked in Waiting")
     say(f"{name}: still Waiting {time.time() - start:.0f} s after startTime, past its "
         f"activeDeadlineSeconds {INTERACTIVE_ACTIVE_DEADLINE}: that deadline does not bound the wait")
     return start
@@ -1088,7 +1016,7 @@ def group_v16(s):
     rj = create_fixed("lc-v16", "v16-fail", "appfail", workers=1)
     policies = [r["policy"] for r in rj["spec"]["deletionStrategy"]["deletionRules"]]
     if "DeleteWorkers" not in policies:
-        raise Fail(f"check --fix did not add a DeleteWorkers rule to a RayJob with workers: {policies}")
+        fail(f"check --fix did not add a DeleteWorkers rule to a RayJob with workers: {policies}")
     create_fixed("lc-v16", "v16-ok", "succeeded")
     create_fixed("lc-v16-pre", "v16-deadline", "prestart")
     create_fixed("lc-v16-pre", "v16-prerunning", "prerunning")
@@ -1114,7 +1042,7 @@ def group_v16(s):
     probe = fixed(s, pol, s.rayjob("lc-v16", "v16-next", "bare", "succeeded", "v1.6.2"))
     r = s.kc("create", "--dry-run=server", "-f", "-", stdin=json.dumps(probe), check=False)
     if r.returncode != 0:
-        raise Fail(f"a new RayJob is not admitted after the runs: {r.stderr.strip()}")
+        fail(f"a new RayJob is not admitted after the runs: {r.stderr.strip()}")
     say("a new RayJob is admitted (server dry-run) in lc-v16")
 
 
@@ -1138,16 +1066,15 @@ def main():
     try:
         if args.group == "kueue":
             # kueue_group imports this file as lifecycle_test: the same module, not a second copy
-            # (its Fail must be the one caught here).
+            # (its Suite and helpers are this run's).
             sys.modules.setdefault("lifecycle_test", sys.modules[__name__])
             from kueue_group import group_kueue
             group_kueue(s)
         else:
             {"v16": group_v16, "v15": group_v15, "v14": group_v14}[args.group](s)
         failed = False
-    except Fail as e:
-        why = str(e)
-        say(f"FAIL: {why}")
+    except Failed as e:  # fail() printed it; down() repeats it after the logs
+        why = e.message
     finally:
         say("table:")
         for row in s.table:

@@ -38,9 +38,10 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import harness  # noqa: E402
 from kube import Kube, KubeError  # noqa: E402
 
 ANN = "lifecycle.rayjob-guard.io/"
@@ -62,11 +63,7 @@ def free_port():
     """A port nothing listens on at any address: Ray binds some of its ports (the dashboard's
     gRPC port) on 0.0.0.0 whatever --node-ip-address says, so a port free on the head's own
     127.0.0.X alone may be another head's (seen: "Failed to bind to address 0.0.0.0:55025")."""
-    s = socket.socket()
-    s.bind(("", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    return harness.free_port(host="")
 
 
 def port_free(host, port):
@@ -81,14 +78,6 @@ def port_free(host, port):
         return False
     finally:
         s.close()
-
-
-def http_ok(url):
-    try:
-        with urllib.request.urlopen(url, timeout=2) as r:
-            return r.status == 200
-    except Exception:  # noqa: BLE001 - anything but 200 is "not yet"
-        return False
 
 
 def stop_group(proc, name):
@@ -168,7 +157,7 @@ class Runner:
     def healthy(self, ns, url):
         cfg = self.netns_pods.get(ns)
         if not cfg:
-            return http_ok(url)
+            return harness.http_ok(url)
         r = subprocess.run(["ip", "netns", "exec", cfg["netns"], "curl", "-sf", "-o", "/dev/null",
                             "--max-time", "2", url], capture_output=True, timeout=20)
         return r.returncode == 0
