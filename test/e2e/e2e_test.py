@@ -38,7 +38,6 @@ import re
 import shutil
 import socket
 import ssl
-import subprocess
 import sys
 import tempfile
 import threading
@@ -48,14 +47,15 @@ from pathlib import Path
 import yaml
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+from harness import Cluster, check, fail, read_env, run, start, stop, wait_for_file  # noqa: E402
+
 REPO = HERE.parent.parent
 PEERS = REPO / "test" / "peers" / "versions.env"
 CASES = HERE / "cases"
 EXPECTED = HERE / "expected"
 IDENTITIES = ("notebook", "api")
 WEBHOOK_NAME = "vrayjob.rayjob-guard.io"
-# kubectl newer than the server by more than one minor may print this; it says nothing about us.
-SKEW_RE = re.compile(r"^WARNING: version difference between client .*\n", re.M)
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -64,62 +64,24 @@ def pinned(key: str) -> str:
     for line in PEERS.read_text().splitlines():
         if line.startswith(key + "="):
             return line.split("=", 1)[1].strip()
-    raise Failure(f"{key} is not pinned in {PEERS.relative_to(REPO)}")
+    fail(f"{key} is not pinned in {PEERS.relative_to(REPO)}")
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failure(what)
-
-
-class Cluster:
-    """The cluster in DIR as cluster.sh/webhook.sh left it; runs kubectl as an identity."""
+class E2ECluster(Cluster):
+    """The cluster in DIR as cluster.sh/webhook.sh left it (test/harness's Cluster: kubectl as
+    admin, notebook or api, the scripts with RJG_BINARY set), its webhook's state and the REST
+    API as an identity."""
 
     def __init__(self, d: Path, binary: str):
-        self.dir = d
+        super().__init__(d, script_env={"RJG_BINARY": binary})
+        self.path = Path(self.dir)
         self.binary = binary
-        self.env = self._read_env(d / "env")
-        self.kubectl = self.env.get("KUBECTL", "kubectl")
-
-    @staticmethod
-    def _read_env(p: Path) -> dict:
-        env = {}
-        if p.exists():
-            for line in p.read_text().splitlines():
-                if "=" in line:
-                    k, v = line.split("=", 1)
-                    env[k] = v
-        return env
 
     def webhook_env(self) -> dict:
-        return self._read_env(self.dir / "webhook" / "env")
-
-    def kc(self, who: str, *args, stdin: str = None, cwd: Path = None, check_rc: bool = False):
-        """Runs kubectl as `who` (admin|notebook|api). Returns (rc, stdout, stderr)."""
-        cmd = [self.kubectl, "--kubeconfig", str(self.dir / f"{who}.kubeconfig"), *args]
-        # Generous: the sanitizer pass and a loaded 2-core machine make single calls slow.
-        p = subprocess.run(cmd, input=stdin, capture_output=True, text=True, cwd=cwd, timeout=180)
-        out, err = p.stdout, SKEW_RE.sub("", p.stderr)
-        if check_rc and p.returncode != 0:
-            raise Failure(f"{' '.join(args)} as {who} failed ({p.returncode}): {err.strip()}")
-        return p.returncode, out, err
-
-    def script(self, name: str, *args, env: dict = None):
-        e = dict(os.environ, RJG_BINARY=self.binary)
-        e.update(env or {})
-        p = subprocess.run([str(HERE / name), *args], env=e, capture_output=True, text=True,
-                           timeout=900)
-        sys.stderr.write(p.stderr)
-        if p.returncode != 0:
-            raise Failure(f"{name} {' '.join(args)} failed ({p.returncode})")
-        return p.stdout
+        return read_env(self.path / "webhook" / "env")
 
     def token(self, who: str) -> str:
-        cfg = yaml.safe_load((self.dir / f"{who}.kubeconfig").read_text())
+        cfg = yaml.safe_load((self.path / f"{who}.kubeconfig").read_text())
         return cfg["users"][0]["user"]["token"]
 
     def api(self, who: str, method: str, path: str, body=None):
@@ -192,20 +154,20 @@ def verdict_matches(p: Path, rc: int, out: str, err: str, allowed: bool, ids):
     return f"denied, but without rule(s) {missing}: {err.strip()}" if missing else None
 
 
-def ensure_namespace(c: Cluster, ns: str, known: set):
+def ensure_namespace(c: E2ECluster, ns: str, known: set):
     if ns not in known:
-        c.script("cluster.sh", "namespace", str(c.dir), ns)
+        c.script("cluster.sh", "namespace", ns)
         known.add(ns)
 
 
-def delete_rayjob(c: Cluster, ns: str, name: str):
-    c.kc("admin", "delete", "rayjob", name, "-n", ns, "--ignore-not-found", "--wait=true",
-         check_rc=True)
+def delete_rayjob(c: E2ECluster, ns: str, name: str):
+    c.kubectl("delete", "rayjob", name, "-n", ns, "--ignore-not-found", "--wait=true",
+         check=True)
 
 
 # --- cases -------------------------------------------------------------------------------------
 
-def case_parity(c: Cluster, args):
+def case_parity(c: E2ECluster, args):
     corpus = sorted((REPO / "test" / "corpus").glob("*.yaml"))
     check(len(corpus) >= 20, f"test/corpus has {len(corpus)} manifests; the suite needs >= 20")
     refusals = read_refusals()
@@ -226,14 +188,14 @@ def case_parity(c: Cluster, args):
                 # kubectl's default validation: the apiserver's strict field validation, as a
                 # tenant's kubectl does it.
                 extra = ["--dry-run=server"] if mode == "dry-run" else []
-                rc, out, err = c.kc(who, "create", *extra, "-n", ns, "-f", p.name, cwd=p.parent)
+                rc, out, err = c.kubectl("create", *extra, "-n", ns, "-f", p.name, cwd=p.parent, who=who)
                 results[who] = (rc, normalize_generated(out, manifest),
                                 normalize_generated(err, manifest))
                 if mode == "create":
                     # Everything the file created (the RayJob, and e.g. its code ConfigMap even
                     # when the RayJob was refused) goes before the other identity's turn.
                     for obj in ANY_CREATED_RE.findall(out):
-                        c.kc("admin", "delete", obj, "-n", ns, "--wait=true", check_rc=True)
+                        c.kubectl("delete", obj, "-n", ns, "--wait=true", check=True)
                     check(rc != 0 or CREATED_RE.search(out), f"{p.name}: create as {who} printed {out!r}")
                 if p.name in refusals:
                     layer, text = refusals[p.name]
@@ -291,21 +253,18 @@ class Capture:
 
     def __init__(self, c: Cluster):
         self.c = c
-        self.tmp = Path(tempfile.mkdtemp(prefix="capture-", dir=c.dir))
+        self.tmp = Path(tempfile.mkdtemp(prefix="capture-", dir=c.path))
         self.record = self.tmp / "requests.jsonl"
         self.proc = None
 
     def __enter__(self):
-        certs = self.c.dir / "webhook" / "certs"
+        certs = self.c.path / "webhook" / "certs"
         port_file = self.tmp / "port"
-        self.proc = subprocess.Popen([sys.executable, str(HERE / "capture_webhook.py"),
-                                      "--cert", str(certs / "tls.crt"), "--key", str(certs / "tls.key"),
-                                      "--record", str(self.record), "--port-file", str(port_file)])
-        for _ in range(100):
-            if port_file.exists():
-                break
-            check(self.proc.poll() is None, "capture webhook exited at start")
-            time.sleep(0.05)
+        log = self.tmp / "capture.log"
+        self.proc = start([sys.executable, str(HERE / "capture_webhook.py"),
+                           "--cert", str(certs / "tls.crt"), "--key", str(certs / "tls.key"),
+                           "--record", str(self.record), "--port-file", str(port_file)], log)
+        wait_for_file(port_file, 5, self.proc, log)
         port = port_file.read_text().strip()
         ca = base64.b64encode((certs / "ca.crt").read_bytes()).decode()
         cfg = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingWebhookConfiguration",
@@ -315,7 +274,7 @@ class Capture:
                              "clientConfig": {"url": f"https://127.0.0.1:{port}/capture", "caBundle": ca},
                              "rules": [{"apiGroups": ["ray.io"], "apiVersions": ["v1"],
                                         "resources": ["rayjobs"], "operations": ["CREATE", "UPDATE"]}]}]}
-        self.c.kc("admin", "apply", "-f", "-", stdin=json.dumps(cfg), check_rc=True)
+        self.c.kubectl("apply", "-f", "-", stdin=json.dumps(cfg), check=True)
         return self
 
     def requests(self):
@@ -324,18 +283,14 @@ class Capture:
         return [json.loads(l) for l in self.record.read_text().splitlines() if l.strip()]
 
     def __exit__(self, *exc):
-        self.c.kc("admin", "delete", "validatingwebhookconfiguration", "rjg-e2e-capture",
+        self.c.kubectl("delete", "validatingwebhookconfiguration", "rjg-e2e-capture",
                   "--ignore-not-found")
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        if self.proc:
+            stop(self.proc)
         return False
 
 
-def case_defaulting(c: Cluster, args):
+def case_defaulting(c: E2ECluster, args):
     case = CASES / "defaulting.yaml"
     manifest = load_manifest(case)
     spec = manifest["spec"]
@@ -345,7 +300,7 @@ def case_defaulting(c: Cluster, args):
     with Capture(c) as cap:
         # The webhook configuration takes effect asynchronously (informer); retry until recorded.
         for _ in range(50):
-            rc, out, err = c.kc("notebook", "create", "--dry-run=server", "-f", case.name, cwd=CASES)
+            rc, out, err = c.kubectl("create", "--dry-run=server", "-f", case.name, cwd=CASES, who="notebook")
             if cap.requests():
                 break
             time.sleep(0.2)
@@ -369,10 +324,10 @@ def case_defaulting(c: Cluster, args):
     check(why is None, f"{case.name}: {why}")
     # The captured review is exactly what rayjob-guard was sent; judged offline it must give the
     # answer the apiserver relayed.
-    review = subprocess.run([c.binary, "review", *policy_args(), "-"], input=json.dumps(reqs[-1]),
-                            capture_output=True, text=True, timeout=30)
-    check(review.returncode == 0, f"rayjob-guard review failed: {review.stderr.strip()}")
-    resp = json.loads(review.stdout)["response"]
+    code, review, err = run([c.binary, "review", *policy_args(), "-"], stdin=json.dumps(reqs[-1]),
+                            timeout=30)
+    check(code == 0, f"rayjob-guard review failed: {err.strip()}")
+    resp = json.loads(review)["response"]
     check(resp["allowed"] == (rc == 0), f"review says allowed={resp['allowed']}, apiserver exit {rc}")
     if not resp["allowed"]:
         check(resp["status"]["message"] in err, "the apiserver's message is not the review's message")
@@ -387,39 +342,39 @@ def policy_args():
     return ["--policy", p] if p else []
 
 
-def case_ratchet(c: Cluster, args):
+def case_ratchet(c: E2ECluster, args):
     base = CASES / "ratchet.yaml"
     m = load_manifest(base)
     name, ns = m["metadata"]["name"], m["metadata"].get("namespace", "tenant-a")
     _, ids = parse_expect(base)
-    c.script("webhook.sh", "unregister", str(c.dir))
+    c.script("webhook.sh", "unregister")
     try:
         delete_rayjob(c, ns, name)
-        c.kc("notebook", "create", "-f", base.name, cwd=CASES, check_rc=True)
+        c.kubectl("create", "-f", base.name, cwd=CASES, check=True, who="notebook")
     finally:
-        c.script("webhook.sh", "register", str(c.dir))
+        c.script("webhook.sh", "register")
     try:
         # The registration reaches the admission plugin through an informer: wait until the
         # webhook answers (a dry-run create of the same manifest, renamed, is refused by it).
         probe = json.loads(json.dumps(m))
         probe["metadata"]["name"] = name + "-probe"
         for _ in range(50):
-            rc, _, err = c.kc("notebook", "create", "--dry-run=server", "-f", "-",
-                              stdin=json.dumps(probe))
+            rc, _, err = c.kubectl("create", "--dry-run=server", "-f", "-",
+                              stdin=json.dumps(probe), who="notebook")
             if rc != 0 and WEBHOOK_NAME in err:
                 break
             time.sleep(0.2)
         check(rc != 0 and all(f"[{i}]" in err for i in ids),
               f"the webhook does not refuse a fresh create of {base.name}: {err.strip()}")
 
-        rc, out, err = c.kc("notebook", "label", "rayjob", name, "-n", ns, "team=vision")
+        rc, out, err = c.kubectl("label", "rayjob", name, "-n", ns, "team=vision", who="notebook")
         check(rc == 0, f"label change refused: {err.strip()}")
         check(all(f"[{i}]" in err for i in ids) and "Warning:" in err,
               f"label change admitted without the ratcheted warnings: {err!r}")
         print(f"ratchet: label change admitted with warnings:\n{err.rstrip()}")
 
-        rc, out, err = c.kc("api", "patch", "rayjob", name, "-n", ns, "--type=merge",
-                            "-p", '{"metadata":{"finalizers":["e2e.rayjob-guard.io/hold"]}}')
+        rc, out, err = c.kubectl("patch", "rayjob", name, "-n", ns, "--type=merge",
+                            "-p", '{"metadata":{"finalizers":["e2e.rayjob-guard.io/hold"]}}', who="api")
         check(rc == 0, f"finalizer change refused: {err.strip()}")
         check("Warning:" in err, f"finalizer change admitted without warnings: {err!r}")
         print("ratchet: finalizer change admitted with warnings")
@@ -428,29 +383,29 @@ def case_ratchet(c: Cluster, args):
         new_ids = json.loads(patch).get("x-expect-denied", [])
         body = {k: v for k, v in json.loads(patch).items() if k != "x-expect-denied"}
         for who in IDENTITIES:
-            rc, out, err = c.kc(who, "patch", "rayjob", name, "-n", ns, "--type=merge",
-                                "-p", json.dumps(body))
+            rc, out, err = c.kubectl("patch", "rayjob", name, "-n", ns, "--type=merge",
+                                "-p", json.dumps(body), who=who)
             check(rc != 0, f"update adding a new violation admitted as {who}: {out.strip()}")
             check(f'admission webhook "{WEBHOOK_NAME}" denied the request' in err and
                   all(f"[{i}]" in err for i in new_ids),
                   f"update refused, but not for {new_ids}: {err.strip()}")
         print(f"ratchet: update adding {new_ids} refused for both identities:\n{err.rstrip()}")
     finally:
-        c.kc("admin", "patch", "rayjob", name, "-n", ns, "--type=merge",
+        c.kubectl("patch", "rayjob", name, "-n", ns, "--type=merge",
              "-p", '{"metadata":{"finalizers":null}}')
         delete_rayjob(c, ns, name)
 
 
-def run_tenant_view(c: Cluster, case: str):
+def run_tenant_view(c: E2ECluster, case: str):
     f = CASES / f"{case}.yaml"
     m = load_manifest(f)
-    rc, out, err = c.kc("notebook", "create", "-f", f.name, cwd=CASES)
+    rc, out, err = c.kubectl("create", "-f", f.name, cwd=CASES, who="notebook")
     if rc == 0:
         delete_rayjob(c, m["metadata"].get("namespace", "tenant-a"), m["metadata"]["name"])
     return rc, out, err
 
 
-def case_tenant_view(c: Cluster, args):
+def case_tenant_view(c: E2ECluster, args):
     update = os.environ.get("RJG_E2E_UPDATE_EXPECTED") == "1"
     failures = []
     for case, want_rc in (("tenant-denied", 1), ("tenant-warned", 0)):
@@ -476,32 +431,32 @@ def case_tenant_view(c: Cluster, args):
     check(not failures, "kubectl output differs from test/e2e/expected (RJG_E2E_UPDATE_EXPECTED=1 rewrites)")
 
 
-def webhook_config_rv(c: Cluster) -> str:
-    _, out, _ = c.kc("admin", "get", "validatingwebhookconfiguration", "rayjob-guard",
-                     "-o", "jsonpath={.metadata.resourceVersion}", check_rc=True)
+def webhook_config_rv(c: E2ECluster) -> str:
+    _, out, _ = c.kubectl("get", "validatingwebhookconfiguration", "rayjob-guard",
+                     "-o", "jsonpath={.metadata.resourceVersion}", check=True)
     return out.strip()
 
 
-def case_failure(c: Cluster, args):
+def case_failure(c: E2ECluster, args):
     f = CASES / "tenant-warned.yaml"  # an admissible RayJob
     m = load_manifest(f)
     name, ns = m["metadata"]["name"], m["metadata"].get("namespace", "tenant-a")
     port_before = c.webhook_env()["WEBHOOK_PORT"]
     rv_before = webhook_config_rv(c)
-    c.script("webhook.sh", "stop", str(c.dir))
+    c.script("webhook.sh", "stop")
     try:
         for who in IDENTITIES:
-            rc, out, err = c.kc(who, "create", "-f", f.name, cwd=CASES)
+            rc, out, err = c.kubectl("create", "-f", f.name, cwd=CASES, who=who)
             check(rc != 0, f"create admitted while the webhook is down (as {who}): {out.strip()}")
             check(f'failed calling webhook "{WEBHOOK_NAME}"' in err,
                   f"refused, but not with 'failed calling webhook': {err.strip()}")
-            rc, _, err2 = c.kc("admin", "get", "rayjob", name, "-n", ns)
+            rc, _, err2 = c.kubectl("get", "rayjob", name, "-n", ns)
             check(rc != 0 and "NotFound" in err2, "a RayJob was stored while the webhook was down")
         print(f"failure: webhook down -> refused, nothing stored:\n{err.rstrip()}")
     finally:
-        c.script("webhook.sh", "start", str(c.dir))
+        c.script("webhook.sh", "start")
     check(c.webhook_env()["WEBHOOK_PORT"] == port_before, "webhook restarted on another port")
-    rc, out, err = c.kc("notebook", "create", "-f", f.name, cwd=CASES)
+    rc, out, err = c.kubectl("create", "-f", f.name, cwd=CASES, who="notebook")
     check(rc == 0, f"create after restart refused: {err.strip()}")
     delete_rayjob(c, ns, name)
     check(webhook_config_rv(c) == rv_before, "the webhook registration changed")
@@ -522,7 +477,7 @@ def file_cert_der(path: Path) -> bytes:
     return ssl.PEM_cert_to_DER_cert(path.read_text())
 
 
-def case_rotation(c: Cluster, args):
+def case_rotation(c: E2ECluster, args):
     f = CASES / "tenant-warned.yaml"
     body = load_manifest(f)
     ns = body["metadata"].get("namespace", "tenant-a")
@@ -530,7 +485,7 @@ def case_rotation(c: Cluster, args):
     body["metadata"]["generateName"] = "rot-"
     body["metadata"].setdefault("labels", {})["e2e.rayjob-guard.io/case"] = "rotation"
     port = int(c.webhook_env()["WEBHOOK_PORT"])
-    crt = c.dir / "webhook" / "certs" / "tls.crt"
+    crt = c.path / "webhook" / "certs" / "tls.crt"
     # Creates run without pause from two identities until the three rotations are done and at
     # least `during` creates were sent after the first rotation began.
     during = int(os.environ.get("RJG_E2E_ROTATION_CREATES", "60"))
@@ -558,7 +513,7 @@ def case_rotation(c: Cluster, args):
                 time.sleep(0.05)
             if first is None:
                 first = count()
-            c.script("webhook.sh", "rotate", str(c.dir))
+            c.script("webhook.sh", "rotate")
             rotations += 1
             want = file_cert_der(crt)
             # The server reloads the pair from disk on its own; wait until it serves the new one.
@@ -577,7 +532,7 @@ def case_rotation(c: Cluster, args):
     elapsed = time.time() - t0
     failed = [r for r in results if r[0] != 201]
     # Cleanup only: the objects have no finalizers, so not waiting for >100 watches is safe.
-    c.kc("admin", "delete", "rayjobs", "-n", ns, "-l", "e2e.rayjob-guard.io/case=rotation",
+    c.kubectl("delete", "rayjobs", "-n", ns, "-l", "e2e.rayjob-guard.io/case=rotation",
          "--wait=false")
     print(f"rotation: creates={len(results)} (after the first rotation: {in_window}) "
           f"failed={len(failed)} rotations={rotations} "
@@ -589,35 +544,34 @@ def case_rotation(c: Cluster, args):
     check(all(served_new), "the webhook did not serve the re-minted certificate within 30 s")
 
 
-def own_cluster(c: Cluster, crd: str, check_fn):
+def own_cluster(c: E2ECluster, crd: str, check_fn):
     """Runs check_fn(cluster) on a cluster of its own holding the CRDs of source `crd`."""
-    d = Path(tempfile.mkdtemp(prefix=f"crd-{crd}-", dir=c.dir.parent))
+    own = E2ECluster(Path(tempfile.mkdtemp(prefix=f"crd-{crd}-", dir=c.path.parent)), c.binary)
     try:
-        c.script("cluster.sh", "up", str(d), env={"RJG_E2E_CRD": crd,
-                                                    "RJG_KUBE_BIN": c.env.get("KUBE_BIN", "")})
-        check_fn(Cluster(d, c.binary))
+        own.up(env={"RJG_E2E_CRD": crd, "RJG_KUBE_BIN": c.env.get("KUBE_BIN", "")})
+        check_fn(own)
     finally:
-        if subprocess.run([str(HERE / "cluster.sh"), "down", str(d)], timeout=120).returncode == 0:
-            shutil.rmtree(d, ignore_errors=True)
+        if own.down():
+            shutil.rmtree(own.dir, ignore_errors=True)
 
 
-def case_crd_minimal(c: Cluster, args):
-    def run(mc: Cluster):
+def case_crd_minimal(c: E2ECluster, args):
+    def run(mc: E2ECluster):
         check(mc.env.get("CRD_KIND") == "minimal", f"CRD_KIND={mc.env.get('CRD_KIND')}")
         check_defaults_stored(mc, "crd-minimal")
     own_cluster(c, "minimal", run)
 
 
-def case_crd_operator(c: Cluster, args):
+def case_crd_operator(c: E2ECluster, args):
     version = pinned("KUBERAY_OPERATOR_VERSION")
 
-    def run(mc: Cluster):
+    def run(mc: E2ECluster):
         check(mc.env.get("CRD_KIND") == f"operator-{version}", f"CRD_KIND={mc.env.get('CRD_KIND')}")
         check_verbatim(mc)
         # The 1.5 CRD has no deletion-rule condition on jobDeploymentStatus (1.6 added it): with
         # kubectl's strict validation the apiserver refuses the field by name, as a tenant on a
         # 1.5 cluster sees it. Without that rule the manifest shows the same defaults.
-        rc, _, err = mc.kc("admin", "create", "--dry-run=server", "-f", "defaulting.yaml", cwd=CASES)
+        rc, _, err = mc.kubectl("create", "--dry-run=server", "-f", "defaulting.yaml", cwd=CASES)
         field = "spec.deletionStrategy.deletionRules[2].condition.jobDeploymentStatus"
         check(rc != 0 and f'unknown field "{field}"' in err,
               f"the {version} CRD accepted {field}: exit {rc}: {err.strip()}")
@@ -631,7 +585,7 @@ def case_crd_operator(c: Cluster, args):
         for name, (layer, text) in read_refusals().items():
             if layer != "CEL":
                 continue
-            rc, _, err = mc.kc("admin", "create", "--dry-run=server", "-f", name,
+            rc, _, err = mc.kubectl("create", "--dry-run=server", "-f", name,
                                cwd=REPO / "test" / "corpus")
             check(rc != 0 and text in err, f"{name}: the {version} CRD does not refuse it with "
                                             f"{text!r}: exit {rc}: {err.strip()}")
@@ -639,14 +593,14 @@ def case_crd_operator(c: Cluster, args):
     own_cluster(c, "operator", run)
 
 
-def check_verbatim(c: Cluster):
+def check_verbatim(c: E2ECluster):
     """Each CRD the apiserver stores has the group, names, scope and version schemas of its file."""
     files = [f for f in c.env.get("CRD_FILES", "").split(":") if f]
     check(files, "cluster.sh recorded no CRD_FILES")
     for f in files:
         want = yaml.load(Path(f).read_text(), Loader=YAML_LOADER)
         name = want["metadata"]["name"]
-        _, out, _ = c.kc("admin", "get", "crd", name, "-o", "json", check_rc=True)
+        _, out, _ = c.kubectl("get", "crd", name, "-o", "json", check=True)
         got = json.loads(out)
         for key in ("group", "names", "scope"):
             check(got["spec"][key] == want["spec"][key], f"{name}: spec.{key} differs from {f}")
@@ -662,18 +616,18 @@ def check_verbatim(c: Cluster):
               f"stored exactly as {Path(f).name}")
 
 
-def case_crd_verbatim(c: Cluster, args):
+def case_crd_verbatim(c: E2ECluster, args):
     check_verbatim(c)
 
 
-def check_defaults_stored(c: Cluster, label: str, manifest: dict = None):
+def check_defaults_stored(c: E2ECluster, label: str, manifest: dict = None):
     """Creates cases/defaulting.yaml (or `manifest`) as admin (no webhook involved) and reads the
     defaults back."""
     if manifest is None:
-        rc, out, err = c.kc("admin", "create", "--dry-run=server", "-o", "json", "-f",
+        rc, out, err = c.kubectl("create", "--dry-run=server", "-o", "json", "-f",
                             "defaulting.yaml", cwd=CASES)
     else:
-        rc, out, err = c.kc("admin", "create", "--dry-run=server", "-o", "json", "-f", "-",
+        rc, out, err = c.kubectl("create", "--dry-run=server", "-o", "json", "-f", "-",
                             stdin=json.dumps(manifest))
     check(rc == 0, f"{label}: dry-run create refused: {err.strip()}")
     s = json.loads(out)["spec"]
@@ -685,10 +639,10 @@ def check_defaults_stored(c: Cluster, label: str, manifest: dict = None):
           f"backoffLimit={got[2]} numOfHosts={got[3]}")
 
 
-def check_server_version(c: Cluster):
+def check_server_version(c: E2ECluster):
     """kubectl version: client and server are the pinned Kubernetes version."""
     want = pinned("KUBERNETES_VERSION")
-    _, out, _ = c.kc("admin", "version", "-o", "json", check_rc=True)
+    _, out, _ = c.kubectl("version", "-o", "json", check=True)
     v = json.loads(out)
     server, client = v["serverVersion"]["gitVersion"], v["clientVersion"]["gitVersion"]
     print(f"kubectl version: client {client}, server {server} (pinned {want})")
@@ -696,22 +650,16 @@ def check_server_version(c: Cluster):
                                              f"test/peers/versions.env pins {want}")
 
 
-def case_setup(c: Cluster, args):
-    d = str(c.dir)
-    subprocess.run([str(HERE / "webhook.sh"), "down", d], capture_output=True)
-    subprocess.run([str(HERE / "cluster.sh"), "down", d], capture_output=True)
-    c.script("cluster.sh", "up", d)
-    c.__init__(c.dir, c.binary)
+def case_setup(c: E2ECluster, args):
+    c.down()  # what an earlier run may have left
+    c.up()
     check_server_version(c)
-    c.script("webhook.sh", "up", d)
+    c.script("webhook.sh", "up")
     check_defaults_stored(c, "crd-" + c.env.get("CRD_KIND", "?"))
 
 
-def case_teardown(c: Cluster, args):
-    d = str(c.dir)
-    rc1 = subprocess.run([str(HERE / "webhook.sh"), "down", d]).returncode if (c.dir / "env").exists() else 0
-    rc2 = subprocess.run([str(HERE / "cluster.sh"), "down", d]).returncode
-    check(rc1 == 0 and rc2 == 0, "teardown failed")
+def case_teardown(c: E2ECluster, args):
+    check(c.down(), "teardown failed: webhook.sh down or cluster.sh down exited non-zero (above)")
 
 
 CASES_BY_NAME = {
@@ -721,15 +669,15 @@ CASES_BY_NAME = {
 }
 
 
-def print_log_tails(c: Cluster):
-    for p in (c.dir / "logs" / "kube-apiserver.log", c.dir / "webhook" / "serve.log"):
+def print_log_tails(c: E2ECluster):
+    for p in (c.path / "logs" / "kube-apiserver.log", c.path / "webhook" / "serve.log"):
         if p.exists():
             lines = p.read_text(errors="replace").splitlines()[-40:]
-            print(f"----- tail of {p.relative_to(c.dir)} ({c.dir}) -----")
+            print(f"----- tail of {p.relative_to(c.path)} ({c.dir}) -----")
             print("\n".join(lines))
 
 
-def main() -> int:
+def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--dir", required=True, help="cluster state directory (shared by all cases)")
     ap.add_argument("--binary", required=True, help="the rayjob-guard executable")
@@ -737,20 +685,21 @@ def main() -> int:
     args = ap.parse_args()
     d = Path(args.dir)
     d.mkdir(parents=True, exist_ok=True)
-    c = Cluster(d.resolve(), args.binary)
+    c = E2ECluster(d.resolve(), args.binary)
     t0 = time.time()
     try:
         if args.case not in ("setup", "teardown", "crd-minimal", "crd-operator"):
             check((d / "env").exists() and (d / "webhook" / "env").exists(),
                   f"no running cluster in {d}: the e2e.setup fixture did not run or failed")
         CASES_BY_NAME[args.case](c, args)
-    except (Failure, subprocess.TimeoutExpired, KeyError, ValueError, OSError) as e:
-        print(f"FAIL e2e {args.case}: {type(e).__name__ if not isinstance(e, Failure) else ''} {e}")
+    except SystemExit:  # a failed check: its FAIL line is out; the logs may say why
         print_log_tails(c)
-        return 1
+        raise
+    except (KeyError, ValueError, OSError) as e:
+        print_log_tails(c)
+        fail(f"e2e {args.case}: {type(e).__name__} {e}")
     print(f"PASS e2e {args.case} in {time.time() - t0:.1f} s")
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
