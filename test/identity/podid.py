@@ -39,7 +39,6 @@ import os
 import secrets
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -47,6 +46,8 @@ import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, ".."))
+import harness  # noqa: E402  (Cluster, free_port)
 import netns  # noqa: E402
 
 AUDIENCE = "pods.eks.amazonaws.com"
@@ -118,12 +119,6 @@ def wheelhouse(name, requirements):
         return d
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def wait_for(what, predicate, timeout, interval=0.1):
     """Polls predicate() until it returns a true value (returned) or `timeout` s pass (raises,
     naming `what`)."""
@@ -157,42 +152,37 @@ def sha(token):
 
 
 class Cluster:
-    """The control plane: started with test/e2e/cluster.sh (stopped by down()), or an existing
-    one in `dir` (left running)."""
+    """The control plane: started with test/e2e/cluster.sh (test/harness's Cluster; stopped by
+    down()), or an existing one in `dir` (left running)."""
 
-    def __init__(self, repo, dir, start):
-        self.repo, self.dir, self.started = repo, dir, False
+    def __init__(self, dir, start):
+        self.control, self.started = harness.Cluster(dir), False
         if start:
             t0 = time.monotonic()
             for attempt in (1, 2, 3):
                 # cluster.sh stops what it started when `up` fails. Its `kubectl wait` for the CRDs
                 # can fail at once when it reads a CRD before the apiserver set any condition
                 # (".status.conditions accessor error"): a race outside this suite, so try again.
-                r = subprocess.run([os.path.join(repo, "test", "e2e", "cluster.sh"), "up", dir], timeout=900)
-                if r.returncode == 0:
+                code = self.control.up(check=False)
+                if code == 0:
                     break
                 if attempt == 3:
-                    raise RuntimeError(f"test/e2e/cluster.sh up {dir} failed 3 times (exit {r.returncode})")
-                log(f"cluster.sh up failed (exit {r.returncode}, attempt {attempt}); trying again")
+                    raise RuntimeError(f"test/e2e/cluster.sh up {dir} failed 3 times (exit {code})")
+                log(f"cluster.sh up failed (exit {code}, attempt {attempt}); trying again")
             self.started = True
             log(f"cluster up in {time.monotonic() - t0:.1f} s")
-        self.env = {}
-        with open(os.path.join(dir, "env"), encoding="utf-8") as f:
-            for line in f:
-                k, _, v = line.strip().partition("=")
-                if k:
-                    self.env[k] = v
+        self.env = self.control.env
         self.kubeconfig = os.path.join(dir, "admin.kubeconfig")
         self.url = self.env["APISERVER_URL"]
         self.ca = self.env.get("APISERVER_CA") or self.kubectl(
             "config", "view", "--raw", "-o", "jsonpath={.clusters[0].cluster.certificate-authority}")
 
     def kubectl(self, *args, input=None, check=True):
-        r = subprocess.run([self.env["KUBECTL"], "--kubeconfig", self.kubeconfig, *args], input=input,
-                           capture_output=True, text=True, timeout=60)
-        if check and r.returncode != 0:
-            raise RuntimeError(f"kubectl {' '.join(args)}: exit {r.returncode}: {r.stderr.strip()}")
-        return r.stdout
+        """kubectl's stdout as admin; a failure raises (the caller may clean up and go on)."""
+        code, out, err = self.control.kubectl(*args, stdin=input, timeout=60)
+        if check and code != 0:
+            raise RuntimeError(f"kubectl {' '.join(args)}: exit {code}: {err.strip()}")
+        return out
 
     def apply(self, doc):
         self.kubectl("apply", "-f", "-", input=json.dumps(doc))
@@ -216,7 +206,7 @@ class Cluster:
 
     def down(self):
         if self.started:
-            subprocess.run([os.path.join(self.repo, "test", "e2e", "cluster.sh"), "down", self.dir], timeout=120)
+            self.control.down()
             self.started = False
 
 
@@ -236,7 +226,7 @@ class Minio:
         self.log_path = os.path.join(work, "minio.log")
         self.proc = None
         for attempt in range(3):  # a free port can be taken between the probe and MinIO's bind
-            self.port = free_port()
+            self.port = harness.free_port()
             self.url = f"http://127.0.0.1:{self.port}"
             # HOME too: MinIO makes ~/.minio even when its certs directory is elsewhere.
             env = dict(os.environ, MINIO_ROOT_USER=self.root[0], MINIO_ROOT_PASSWORD=self.root[1],
@@ -349,8 +339,7 @@ class PodIdentityEnv:
                     netns.stop_pid(int(pid), marker)
             os.unlink(pids)
         if not self.cluster_dir and os.path.exists(os.path.join(self.work, "cluster", "env")):
-            subprocess.run([os.path.join(self.repo, "test", "e2e", "cluster.sh"), "down",
-                            os.path.join(self.work, "cluster")], timeout=120)
+            harness.Cluster(os.path.join(self.work, "cluster")).down()
         for name in netns.sweep_stale("rjg-id"):
             log(f"removed namespace {name} left by an earlier run")
 
@@ -362,9 +351,9 @@ class PodIdentityEnv:
         os.makedirs(self.work, exist_ok=True)
         self._reap_previous()
         if self.cluster_dir:
-            self.cluster = Cluster(self.repo, self.cluster_dir, start=False)
+            self.cluster = Cluster(self.cluster_dir, start=False)
         else:
-            self.cluster = Cluster(self.repo, os.path.join(self.work, "cluster"), start=True)
+            self.cluster = Cluster(os.path.join(self.work, "cluster"), start=True)
         self.minio = Minio(self.repo, self.work, self.tenants)
         self.record_pid(self.minio.proc.pid, self.minio.data)
         self._kube_objects()
@@ -401,7 +390,7 @@ class PodIdentityEnv:
         """Makes 127.0.0.1:port inside the pods' namespace reachable from the host (a reverse
         relay, stopped with the rest); returns the host's 127.0.0.1 port. For host processes such
         as an operator that polls a Ray head's dashboard."""
-        host_port = free_port()
+        host_port = harness.free_port()
         ready = os.path.join(self.work, f"expose-{port}.ready")
         self._spawn(f"relay to {port}", [sys.executable, os.path.join(HERE, "relay.py"), "--netns", self.ns.name,
                                           "--reverse", "--listen", f"127.0.0.1:{host_port}", "--to", f"127.0.0.1:{port}",
