@@ -29,16 +29,21 @@ std::string ttl_field(std::size_t i) {
 // annotation, whose value is text. Nothing is spelled until there is a finding: a TTL within
 // bounds costs no string and no allocation.
 struct Ttl {
-  std::string_view field_text;  // a fixed field; for a deletion rule's TTL, see `rule`
+  static constexpr std::size_t kNoRule = static_cast<std::size_t>(-1);
+
+  std::string_view field_text;  // a fixed field, when `rule` is kNoRule
   std::string_view how;         // "set ttlSeconds" / "set the annotation to"
   bool text = false;
-  // A DeleteSelf deletion rule's TTL: the rule's index, and what delete_self_ttl_fix needs to
-  // make the fix of every finding on it. Unset (ctx null) for the other TTLs.
-  std::size_t rule = 0;
+  // A DeleteSelf deletion rule's TTL: the rule's index (its field is ttl_field(rule)).
+  std::size_t rule = kNoRule;
+  // When set, what delete_self_ttl_fix needs to make the fix of every finding on this TTL;
+  // otherwise the fix writes the field.
   const RuleContext* ctx = nullptr;
   const StagedRules* staged = nullptr;
 
-  std::string field() const { return ctx ? ttl_field(rule) : std::string(field_text); }
+  std::string field() const {
+    return rule == kNoRule ? std::string(field_text) : ttl_field(rule);
+  }
 
   // The finding for this TTL, whose fix writes `to` (or is delete_self_ttl_fix's).
   void add(Findings& out, std::string message, long long to) const {
@@ -106,11 +111,8 @@ bool check_failure(long long ttl, const LifecycleConfig& lc, const Ttl& at, Find
 void check_order(long long success_ttl, long long failure_ttl, const LifecycleConfig& lc,
                  const Ttl& failure, Findings& out) {
   if (failure_ttl <= success_ttl) {
-    // The TTL is within bounds, so delete_self_ttl_fix would keep it: the fix writes the field.
-    const std::string field = failure.field();
     Ttl at = failure;
-    at.field_text = field;
-    at.ctx = nullptr;
+    at.ctx = nullptr;  // the TTL is within bounds: delete_self_ttl_fix would keep it
     at.add(out,
                 s(failure_ttl) + " seconds is not longer than the success TTL (" +
                     s(success_ttl) +

@@ -17,8 +17,8 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from harness import (Cluster, check, check_equal, checks_passed, command_line,  # noqa: E402
-                     free_port, http_ok, https_server, mint_certs, read_env, run, start, stop,
-                     wait_for_file, wait_until)
+                     free_port, free_ports, http_ok, https_server, mint_certs, read_env, run,
+                     start, stop, wait_for_file, wait_until)
 
 
 def child(statement):
@@ -45,6 +45,16 @@ def check_net():
     port = free_port()
     with socket.socket() as s:
         s.bind(("127.0.0.1", port))  # free: it binds
+    # Many ports in one call are all different, and all free at every address.
+    ports = free_ports(64, host="")
+    check_equal(len(set(ports)), 64, "distinct ports among 64 from one free_ports() call")
+    socks = [socket.socket() for _ in ports]
+    try:
+        for s, p in zip(socks, ports):
+            s.bind(("", p))
+    finally:
+        for s in socks:
+            s.close()
     check(not http_ok(f"http://127.0.0.1:{port}/"), "http_ok() is False where nothing listens")
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
     threading.Thread(target=server.serve_forever, daemon=True).start()

@@ -13,11 +13,11 @@ cluster_quota_flags(binary, work, ca) -> the serve flags of the built-in policy 
 import json
 import os
 import signal
-import socket
 import subprocess
 import time
 
 from .checks import fail
+from .net import free_port
 from .procs import log_tail, run, start, stop, wait_for_file
 
 
@@ -41,9 +41,7 @@ def cluster_quota_flags(binary, work, ca):
     token_file = os.path.join(work, "cluster-token")
     with open(token_file, "w") as f:
         f.write("unused\n")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        closed_port = s.getsockname()[1]
+    closed_port = free_port()
     return ["--policy", policy_file, "--server", f"https://127.0.0.1:{closed_port}",
             "--token-file", token_file, "--ca", ca]
 

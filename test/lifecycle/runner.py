@@ -59,11 +59,12 @@ def log(msg):
     print(time.strftime("%H:%M:%S ", time.gmtime()) + msg, flush=True)
 
 
-def free_port():
-    """A port nothing listens on at any address: Ray binds some of its ports (the dashboard's
-    gRPC port) on 0.0.0.0 whatever --node-ip-address says, so a port free on the head's own
-    127.0.0.X alone may be another head's (seen: "Failed to bind to address 0.0.0.0:55025")."""
-    return harness.free_port(host="")
+def free_ports(n):
+    """n distinct ports nothing listens on at any address: Ray binds some of its ports (the
+    dashboard's gRPC port) on 0.0.0.0 whatever --node-ip-address says, so a port free on the
+    head's own 127.0.0.X alone may be another head's (seen: "Failed to bind to address
+    0.0.0.0:55025")."""
+    return harness.free_ports(n, host="")
 
 
 def port_free(host, port):
@@ -314,13 +315,14 @@ class Runner:
         # A port the kernel gave us may be taken before Ray binds it (another head starting at the
         # same moment): a head not healthy after 120 s is stopped and started again on new ports.
         for attempt in (1, 2):
-            agent = free_port()
+            (gcs, metrics, agent, agent_grpc, node_manager, object_manager, client, runtime_env,
+             dashboard_grpc) = free_ports(9)
             ports = {
-                "--port": free_port(), "--dashboard-port": 8265, "--metrics-export-port": free_port(),
-                "--dashboard-agent-listen-port": agent, "--dashboard-agent-grpc-port": free_port(),
-                "--node-manager-port": free_port(), "--object-manager-port": free_port(),
-                "--ray-client-server-port": free_port(), "--runtime-env-agent-port": free_port(),
-                "--dashboard-grpc-port": free_port(),
+                "--port": gcs, "--dashboard-port": 8265, "--metrics-export-port": metrics,
+                "--dashboard-agent-listen-port": agent, "--dashboard-agent-grpc-port": agent_grpc,
+                "--node-manager-port": node_manager, "--object-manager-port": object_manager,
+                "--ray-client-server-port": client, "--runtime-env-agent-port": runtime_env,
+                "--dashboard-grpc-port": dashboard_grpc,
             }
             # Short: Ray's unix sockets live under it, and a socket path has at most 107 bytes.
             tmp = tempfile.mkdtemp(prefix="rjgray.", dir="/tmp")
