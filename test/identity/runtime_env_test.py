@@ -162,11 +162,7 @@ def main():
                   f"({driver.group(1)[:70]}...), tasks get the pin: {task.group(1)[:90]}")
         finally:
             left = head.stop()
-        if left:
-            print(f"note: {len(left)} Ray process(es) outlived the head's own stop by 60 s and were "
-                  f"stopped by PID: {left}")
-        if env.ns.pids():
-            fail(f"processes remain in {env.ns.name} after the head stopped: {env.ns.pids()}")
+        head.check_stopped(left)
     print("PASS: the docs' runtime_env pin works on a stock-like head, its absence fails as documented, "
           "and image-contract admits the one and denies the other")
 
