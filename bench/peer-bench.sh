@@ -20,8 +20,9 @@
 # (other processes on it, /proc/PID/task/*/schedstat): on a shared machine it tells a row that
 # measured the machine from one that measured the server.
 set -euo pipefail
-BL_NAME=peer-bench
+# shellcheck source=bench/peers/bench-lib.sh
 . "$(dirname "$0")/peers/bench-lib.sh"
+harness_init peer-bench colon
 
 seconds=10 rounds=3 conns=16 servers="rjg,go,nginx" out=""
 while [ $# -gt 0 ]; do
@@ -32,10 +33,10 @@ while [ $# -gt 0 ]; do
     --servers) servers="${2:?}"; shift 2 ;;
     --out) out="${2:?}"; shift 2 ;;
     -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
-    *) bl_die "unknown argument '$1' (see --help)" ;;
+    *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
-for t in wrk taskset python3 curl openssl; do command -v "$t" >/dev/null || bl_die "$t is not installed"; done
+need wrk taskset python3 curl openssl
 repo=$(bl_repo)
 work=$(mktemp -d "${TMPDIR:-/tmp}/peer-bench.XXXXXX")
 trap 'bl_cleanup; rm -rf "$work/gocache"' EXIT
@@ -49,21 +50,21 @@ for s in "${want[@]}"; do
   case "$s" in
     rjg)
       bin=$(bl_find_rjg)
-      [ -x "$bin" ] || bl_die "no rayjob-guard executable (build it or set RJG_BIN)"
+      [ -x "$bin" ] || die "no rayjob-guard executable (build it or set RJG_BIN)"
       # One core (taskset -c 0), one I/O thread: as Go derives GOMAXPROCS=1 from the affinity mask.
       bl_start_rjg "$work" "$bin" --threads 1; port[rjg]=$RJG_PORT; pid[rjg]=$RJG_PID ;;
     go)
-      command -v go >/dev/null || bl_die "go is not installed"
+      need go
       bl_build_go "$work"; bl_start_go "$work"; port[go]=$GO_PORT; pid[go]=$GO_PID ;;
     nginx)
-      command -v nginx >/dev/null || bl_die "nginx is not installed"
+      need nginx
       # The floor answers what a real server answers for the small review.
       curl -sk -o "$work/canned.json" -H 'Content-Type: application/json' \
         --data-binary @"$work/payloads/small.json" "https://127.0.0.1:${port[rjg]:-${port[go]:-0}}/validate" 2>/dev/null ||
         printf '%s' '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true}}' >"$work/canned.json"
       [ -s "$work/canned.json" ] || printf '%s' '{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"705ab4f5-6393-11e8-b7cc-42010a800002","allowed":true}}' >"$work/canned.json"
       bl_start_nginx "$work" "$work/canned.json"; port[nginx]=$NGX_PORT; pid[nginx]=$NGX_PID ;;
-    *) bl_die "unknown server '$s' (rjg, go, nginx)" ;;
+    *) die "unknown server '$s' (rjg, go, nginx)" ;;
   esac
 done
 
@@ -71,14 +72,14 @@ done
 for s in "${want[@]}"; do
   got=$(curl -sk -H 'Content-Type: application/json' --data-binary @"$work/payloads/typical.json" \
     "https://127.0.0.1:${port[$s]}/validate")
-  echo "$got" | grep -q '"uid":"705ab4f5-6393-11e8-b7cc-42010a800002"' || bl_die "$s answered '$got'"
-  [ "$s" = nginx ] || echo "$got" | grep -q '"allowed":true' || bl_die "$s did not allow the benchmark RayJob: $got"
+  echo "$got" | grep -q '"uid":"705ab4f5-6393-11e8-b7cc-42010a800002"' || die "$s answered '$got'"
+  [ "$s" = nginx ] || echo "$got" | grep -q '"allowed":true' || die "$s did not allow the benchmark RayJob: $got"
 done
 
 # The handshake row measures full handshakes, as the apiserver makes them: no server may let a
 # client resume (wrk offers its previous session when it reconnects).
 for s in "${want[@]}"; do
-  [ "$(bl_resumes "${port[$s]}")" = no ] || bl_die "$s resumes TLS sessions: the handshake row would not measure full handshakes"
+  [ "$(bl_resumes "${port[$s]}")" = no ] || die "$s resumes TLS sessions: the handshake row would not measure full handshakes"
 done
 
 results="$work/results.txt"
@@ -106,7 +107,7 @@ for r in $(seq "$rounds"); do
       echo "$s $payload $r $rps $p50 $p99 $n $errs $rss $cpu_us $runq" >>"$results"
       printf '  round %s %-9s %-5s %9s req/s  p50 %7s ms  p99 %7s ms  errors %s  rss %s KiB  cpu %s us/req  run-queue wait %s%%\n' \
         "$r" "$payload" "$s" "$rps" "$p50" "$p99" "$errs" "$rss" "$cpu_us" "$runq" >&2
-      kill -0 "${pid[$s]}" 2>/dev/null || bl_die "$s died during the $payload run"
+      kill -0 "${pid[$s]}" 2>/dev/null || die "$s died during the $payload run"
     done
   done
 done

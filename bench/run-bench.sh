@@ -25,6 +25,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/.." && pwd)
+# shellcheck source=test/harness/harness.sh
+. "$here/../test/harness/harness.sh"
+harness_init run-bench colon
 binary="$repo/build/rayjob-guard"
 floor=""
 log_level=info
@@ -38,21 +41,19 @@ while [ $# -gt 0 ]; do
     --floor) floor="${2:?}"; shift 2 ;;
     --log-level) log_level="${2:?}"; shift 2 ;;
     -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
-    *) echo "run-bench: unknown argument '$1'" >&2; exit 2 ;;
+    *) die "unknown argument '$1'" ;;
   esac
 done
-for tool in wrk h2load nginx openssl curl python3 taskset; do
-  command -v "$tool" >/dev/null || { echo "run-bench: $tool is not installed" >&2; exit 2; }
-done
-[ -x "$binary" ] || { echo "run-bench: no binary at $binary (use --binary)" >&2; exit 2; }
+need wrk h2load nginx openssl curl python3 taskset
+[ -x "$binary" ] || die "no binary at $binary (use --binary)"
 [ -n "$floor" ] || floor="$(dirname "$binary")/bench/rjg_transport_floor"
-[ -x "$floor" ] || { echo "run-bench: no transport floor at $floor (build with -DRJG_BUILD_BENCHMARKS=ON, or use --floor)" >&2; exit 2; }
+[ -x "$floor" ] || die "no transport floor at $floor (build with -DRJG_BUILD_BENCHMARKS=ON, or use --floor)"
 
 work=$(mktemp -d)
 pids=()
 cleanup() {
   for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]+"${pids[@]}"}"; do wait "$p" 2>/dev/null || true; done
+  for p in "${pids[@]+"${pids[@]}"}"; do stop_pid "$p" 10; done
   rm -rf "$work"
 }
 trap cleanup EXIT
@@ -77,8 +78,6 @@ for name, size in (("small", 3000), ("typical", 8000), ("large", 60000)):
     text = json.dumps(grow(size), separators=(",", ":"))
     open(f"{out}/{name}.json", "w").write(text)
 PY
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # --- rayjob-guard ----------------------------------------------------------------------------
 # The flags of `serve` that the server and the transport floor share (each adds --port-file).
@@ -106,7 +105,7 @@ ready_ms=$(( $(date +%s%3N) - start_ms ))
 # --- nginx floor -------------------------------------------------------------------------------
 ngx="$work/nginx"
 mkdir -p "$ngx"
-nport=$(free_port)
+nport=$(free_ports 1)
 fixed=$(curl -s --cacert "$work/certs/ca.crt" -H 'Content-Type: application/json' \
   --data-binary @"$work/typical.json" "https://127.0.0.1:$https/validate")
 python3 - "$here/nginx/nginx.conf.in" "$ngx/nginx.conf" "$ngx" "$nport" "$work/certs" "$fixed" <<'PY'
@@ -209,7 +208,7 @@ start_floor() {
   pids+=("$floor_pid")
   floor_port=$(port_of "$work/floor-ports.json" https)
 }
-stop_floor() { kill "$floor_pid"; wait "$floor_pid" 2>/dev/null || true; }
+stop_floor() { stop_pid "$floor_pid" 10; }
 
 rows=()
 declare -A max_rps cpu_row

@@ -20,8 +20,9 @@
 #    of the last period above the largest of the first period (allocator arenas warm up in it,
 #    and it holds the first rotation) x 1.10 + 4 MiB.
 set -euo pipefail
-BL_NAME=soak
+# shellcheck source=bench/peers/bench-lib.sh
 . "$(dirname "$0")/peers/bench-lib.sh"
+harness_init soak colon
 
 minutes=30 every=3 rate="" conns=16 payload=typical out=""
 while [ $# -gt 0 ]; do
@@ -33,16 +34,16 @@ while [ $# -gt 0 ]; do
     --payload) payload="${2:?}"; shift 2 ;;
     --out) out="${2:?}"; shift 2 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
-    *) bl_die "unknown argument '$1' (see --help)" ;;
+    *) die "unknown argument '$1' (see --help)" ;;
   esac
 done
-[[ "$minutes" =~ ^[0-9]+$ && "$minutes" -ge 2 ]] || bl_die "--minutes must be a whole number >= 2"
+[[ "$minutes" =~ ^[0-9]+$ && "$minutes" -ge 2 ]] || die "--minutes must be a whole number >= 2"
 [[ "$every" =~ ^[0-9]+$ && "$every" -ge 1 && "$every" -lt "$minutes" ]] ||
-  bl_die "--rotate-every must be a whole number of minutes >= 1 and below --minutes"
-for t in wrk taskset python3 curl openssl; do command -v "$t" >/dev/null || bl_die "$t is not installed"; done
+  die "--rotate-every must be a whole number of minutes >= 1 and below --minutes"
+need wrk taskset python3 curl openssl
 repo=$(bl_repo)
 bin=$(bl_find_rjg)
-[ -x "$bin" ] || bl_die "no rayjob-guard executable (build it or set RJG_BIN)"
+[ -x "$bin" ] || die "no rayjob-guard executable (build it or set RJG_BIN)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/soak.XXXXXX")
 trap 'bl_cleanup' EXIT
 echo "soak: work directory $work" >&2
@@ -61,8 +62,8 @@ ln -sfn ..data/tls.crt "$work/certs/tls.crt"
 ln -sfn ..data/tls.key "$work/certs/tls.key"
 
 # The policy: the built-in default, edited in place by atomic renames.
-"$bin" policy default >"$work/policy.yaml" || bl_die "rayjob-guard policy default failed"
-grep -q 'maxBackoffLimit: 2' "$work/policy.yaml" || bl_die "the default policy has no 'maxBackoffLimit: 2' line to edit"
+"$bin" policy default >"$work/policy.yaml" || die "rayjob-guard policy default failed"
+grep -q 'maxBackoffLimit: 2' "$work/policy.yaml" || die "the default policy has no 'maxBackoffLimit: 2' line to edit"
 edit_policy() {  # edit_policy N: maxBackoffLimit alternates 3, 2, 3, ...
   local v=$(( $1 % 2 == 1 ? 3 : 2 ))
   sed -E "s/maxBackoffLimit: [0-9]+/maxBackoffLimit: $v/" "$work/policy.yaml" >"$work/policy.yaml.tmp"
@@ -71,13 +72,13 @@ edit_policy() {  # edit_policy N: maxBackoffLimit alternates 3, 2, 3, ...
 
 python3 "$repo/bench/peers/make-reviews.py" "$work/payloads" >/dev/null
 body="$work/payloads/$payload.json"
-[ -f "$body" ] || bl_die "no payload '$payload' (small, typical, large)"
+[ -f "$body" ] || die "no payload '$payload' (small, typical, large)"
 bl_write_lua "$work"
 
 bl_start_rjg "$work" "$bin" --threads 1 --policy "$work/policy.yaml" --log-format json
 url="https://127.0.0.1:$RJG_PORT/validate"
 curl -s --cacert "$work/ca/ca.crt" -H 'Content-Type: application/json' --data-binary @"$body" "$url" |
-  grep -q '"allowed":true' || bl_die "the soak payload is not allowed by the default policy"
+  grep -q '"allowed":true' || die "the soak payload is not allowed by the default policy"
 
 if [ -z "$rate" ]; then
   bl_wrk "$work/max.txt" "$body" "$url" 10 "$conns" post.lua

@@ -11,8 +11,9 @@
 # (apiserver_admission_webhook_admission_duration_seconds_count per webhook name): all of a
 # round's creates must have reached the registered webhook, and none another one.
 set -euo pipefail
-BL_NAME=apiserver-p99
+# shellcheck source=bench/peers/bench-lib.sh
 . "$(dirname "$0")/bench-lib.sh"
+harness_init apiserver-p99 colon
 
 count=300 rounds=3 payload=typical
 while [ $# -gt 0 ]; do
@@ -21,12 +22,12 @@ while [ $# -gt 0 ]; do
     --rounds) rounds="${2:?}"; shift 2 ;;
     --payload) payload="${2:?}"; shift 2 ;;
     -h|--help) sed -n '2,13p' "$0"; exit 0 ;;
-    *) bl_die "unknown argument '$1'" ;;
+    *) die "unknown argument '$1'" ;;
   esac
 done
 repo=$(bl_repo)
 bin=$(bl_find_rjg)
-[ -x "$bin" ] || bl_die "no rayjob-guard executable (build it or set RJG_BIN)"
+[ -x "$bin" ] || die "no rayjob-guard executable (build it or set RJG_BIN)"
 work=$(mktemp -d "${TMPDIR:-/tmp}/apiserver-p99.XXXXXX")
 cleanup() {
   bl_cleanup
@@ -36,9 +37,9 @@ cleanup() {
 }
 trap cleanup EXIT
 python3 "$repo/bench/peers/make-reviews.py" "$work/payloads" >/dev/null
-"$repo/test/e2e/cluster.sh" up "$work/cluster" >"$work/cluster.log" 2>&1 || { tail -20 "$work/cluster.log" >&2; bl_die "cluster.sh up failed"; }
+"$repo/test/e2e/cluster.sh" up "$work/cluster" >"$work/cluster.log" 2>&1 || { tail -20 "$work/cluster.log" >&2; die "cluster.sh up failed"; }
 . "$work/cluster/env"
-RJG_BINARY="$bin" "$repo/test/e2e/webhook.sh" up "$work/cluster" --no-register >"$work/webhook.log" 2>&1 || { tail -20 "$work/webhook.log" >&2; bl_die "webhook.sh up failed"; }
+RJG_BINARY="$bin" "$repo/test/e2e/webhook.sh" up "$work/cluster" --no-register >"$work/webhook.log" 2>&1 || { tail -20 "$work/webhook.log" >&2; die "webhook.sh up failed"; }
 . "$work/cluster/webhook/env"
 certs=$work/cluster/webhook/certs
 # The Go peer serves with the same certificate (its SANs are 127.0.0.1 and localhost).
@@ -95,12 +96,12 @@ for r in $(seq "$rounds"); do
     sleep 2  # the apiserver picks webhook configuration changes up from its informer
     r0=$(calls rayjob-guard) g0=$(calls go-peer)
     read -r n ok p50 p90 p99 mean < <(python3 "$client" "$kc" "$work/payloads/$payload.json" "$count") ||
-      bl_die "dry-run creates failed ($mode)"
+      die "dry-run creates failed ($mode)"
     dr=$(($(calls rayjob-guard) - r0)) dg=$(($(calls go-peer) - g0))
     case $mode in
-      none) [ "$dr" -eq 0 ] && [ "$dg" -eq 0 ] || bl_die "with no webhook registered the apiserver called one ($dr, $dg)"; answered=0 ;;
-      rayjob-guard) [ "$dr" -ge "$n" ] && [ "$dg" -eq 0 ] || bl_die "rayjob-guard row: $dr of $n creates reached it, $dg the Go peer"; answered=$dr ;;
-      go-peer) [ "$dg" -ge "$n" ] && [ "$dr" -eq 0 ] || bl_die "Go peer row: $dg of $n creates reached it, $dr rayjob-guard"; answered=$dg ;;
+      none) [ "$dr" -eq 0 ] && [ "$dg" -eq 0 ] || die "with no webhook registered the apiserver called one ($dr, $dg)"; answered=0 ;;
+      rayjob-guard) [ "$dr" -ge "$n" ] && [ "$dg" -eq 0 ] || die "rayjob-guard row: $dr of $n creates reached it, $dg the Go peer"; answered=$dr ;;
+      go-peer) [ "$dg" -ge "$n" ] && [ "$dr" -eq 0 ] || die "Go peer row: $dg of $n creates reached it, $dr rayjob-guard"; answered=$dg ;;
     esac
     echo "| $r | $mode | $ok/$n | $answered | $p50 | $p90 | $p99 | $mean |"
     echo "$r $mode $p50 $p99" >>"$work/summary.txt"

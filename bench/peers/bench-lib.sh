@@ -1,40 +1,28 @@
-# Shared helpers for bench/peer-bench.sh and bench/soak.sh. Source it; it defines functions only.
+# Shared helpers for bench/peer-bench.sh, bench/soak.sh and bench/peers/apiserver-p99.sh. Source
+# it; it defines functions only, and sources test/harness/harness.sh (die, need, free_ports,
+# stop_pid: the caller runs `harness_init NAME colon` for its "NAME: MSG" lines, exit 2 on die).
 # Every server started here binds 127.0.0.1 on a port chosen at run time and is recorded in
 # BL_PIDS so bl_cleanup (install it with `trap bl_cleanup EXIT`) stops it by PID.
+
+# shellcheck source=test/harness/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../test/harness/harness.sh"
 
 BL_PIDS=()
 
 # bl_repo: prints the repository root (two levels above this file).
 bl_repo() { (cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd); }
 
-bl_die() { echo "${BL_NAME:-bench}: $*" >&2; exit 2; }
-
+# bl_cleanup: stops every process in BL_PIDS (TERM to all at once, then up to 5 s each before a
+# KILL) and forgets them.
 bl_cleanup() {
   local pid
   for pid in "${BL_PIDS[@]+"${BL_PIDS[@]}"}"; do
     kill "$pid" 2>/dev/null || true
   done
   for pid in "${BL_PIDS[@]+"${BL_PIDS[@]}"}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
+    stop_pid "$pid" 5
   done
   BL_PIDS=()
-}
-
-# bl_stop PID: stops one server started by us and forgets it.
-bl_stop() {
-  local pid="$1" keep=() p
-  kill "$pid" 2>/dev/null || true
-  for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$pid" 2>/dev/null || true
-  for p in "${BL_PIDS[@]+"${BL_PIDS[@]}"}"; do [ "$p" = "$pid" ] || keep+=("$p"); done
-  BL_PIDS=("${keep[@]+"${keep[@]}"}")
-}
-
-# bl_free_port: prints a loopback TCP port that was free a moment ago (for servers such as
-# nginx that cannot bind port 0 and report it).
-bl_free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
 }
 
 # bl_wait_port_file FILE KEY: waits up to 10 s for FILE to hold JSON with KEY, prints the value.
@@ -86,14 +74,14 @@ bl_start_rjg() {
     >>"$dir/rjg.log" 2>&1 &
   RJG_PID=$!
   BL_PIDS+=("$RJG_PID")
-  RJG_PORT=$(bl_wait_port_file "$dir/rjg-ports.json" https) || bl_die "rayjob-guard serve did not start (see $dir/rjg.log)"
-  RJG_PROBE=$(bl_wait_port_file "$dir/rjg-ports.json" probe) || bl_die "no probe port in $dir/rjg-ports.json"
+  RJG_PORT=$(bl_wait_port_file "$dir/rjg-ports.json" https) || die "rayjob-guard serve did not start (see $dir/rjg.log)"
+  RJG_PROBE=$(bl_wait_port_file "$dir/rjg-ports.json" probe) || die "no probe port in $dir/rjg-ports.json"
 }
 
 # bl_build_go DIR: builds the Go peer into DIR/go-webhook (offline: no module downloads).
 bl_build_go() {
   (cd "$(bl_repo)/bench/peers/go-webhook" && GOFLAGS=-mod=mod GOPROXY=off GOCACHE="${GOCACHE:-$1/gocache}" \
-    go build -o "$1/go-webhook" .) || bl_die "building the Go peer failed"
+    go build -o "$1/go-webhook" .) || die "building the Go peer failed"
 }
 
 # bl_start_go DIR: starts the Go peer pinned to core 0; sets GO_PID, GO_PORT.
@@ -104,7 +92,7 @@ bl_start_go() {
     --listen 127.0.0.1:0 --port-file "$dir/go-ports.json" >>"$dir/go.log" 2>&1 &
   GO_PID=$!
   BL_PIDS+=("$GO_PID")
-  GO_PORT=$(bl_wait_port_file "$dir/go-ports.json" https) || bl_die "the Go peer did not start (see $dir/go.log)"
+  GO_PORT=$(bl_wait_port_file "$dir/go-ports.json" https) || die "the Go peer did not start (see $dir/go.log)"
 }
 
 # bl_start_nginx DIR RESPONSE_FILE: starts nginx (one worker, pinned to core 0) answering every
@@ -112,7 +100,8 @@ bl_start_go() {
 bl_start_nginx() {
   local dir="$1" resp="$2" ngx="$1/nginx"
   mkdir -p "$ngx/logs" "$ngx/tmp"
-  NGX_PORT=$(bl_free_port)
+  # A port that was free a moment ago: nginx cannot bind port 0 and report it.
+  NGX_PORT=$(free_ports 1)
   # nginx `return` takes a literal: escape backslashes and quotes of the JSON body.
   local body
   body=$(python3 -c 'import sys; print(open(sys.argv[1]).read().replace("\\","\\\\").replace("\"","\\\""))' "$resp")
@@ -155,7 +144,7 @@ EOF
   taskset -c 0 nginx -p "$ngx" -c "$ngx/nginx.conf" >>"$dir/nginx.log" 2>&1 &
   NGX_PID=$!
   BL_PIDS+=("$NGX_PID")
-  bl_wait_tls "$NGX_PORT" || bl_die "nginx did not start (see $ngx/logs/error.log)"
+  bl_wait_tls "$NGX_PORT" || die "nginx did not start (see $ngx/logs/error.log)"
 }
 
 # bl_resumes PORT: prints "yes" when a second connection to 127.0.0.1:PORT resumes the TLS

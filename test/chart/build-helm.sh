@@ -15,8 +15,9 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/peers/versions.env
 . "$here/../peers/versions.env"
-log() { printf '[build-helm] %s\n' "$*" >&2; }
-die() { printf '[build-helm] error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=test/harness/harness.sh
+. "$here/../harness/harness.sh"
+harness_init build-helm
 [[ $# -eq 0 ]] || { sed -n '2,12p' "$0" >&2; exit 2; }
 [[ -n ${HELM_VERSION:-} ]] || die "HELM_VERSION is not set in test/peers/versions.env"
 

@@ -31,8 +31,9 @@
 set -euo pipefail
 [[ $# -eq 4 ]] || { sed -n '2,17p' "$0" >&2; exit 2; }
 repo=$(cd "$1" && pwd) helm=$2 binary=$3 work=$4
-log() { printf '[chart-install] %s\n' "$*" >&2; }
-die() { printf '[chart-install] FAIL: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=test/harness/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../harness/harness.sh"
+harness_init chart-install
 chart=$repo/charts/rayjob-guard
 release=rayjob-guard ns=rayjob-guard
 rayjob=$repo/manifests/tenant/rayjobs/warn-latest-tag.yaml
@@ -52,7 +53,7 @@ trap 'exit 130' INT TERM
 watchers=()
 stop_watchers() {
   local p
-  for p in "${watchers[@]}"; do kill "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+  for p in "${watchers[@]}"; do stop_pid "$p" 5; done
   watchers=()
 }
 trap 'stop_watchers; cleanup' EXIT
@@ -72,7 +73,7 @@ h() { timeout 120 "$helm" "$@"; }
 mkdir -p "$work/policy"
 sync_policy() {
   kc -n "$ns" get configmap "$release-policy" -o jsonpath='{.data.policy\.yaml}' >"$work/policy/.new"
-  [[ -s $work/policy/.new ]] || die "ConfigMap $ns/$release-policy has no policy.yaml"
+  [[ -s $work/policy/.new ]] || fail "ConfigMap $ns/$release-policy has no policy.yaml"
   mv "$work/policy/.new" "$work/policy/policy.yaml"
 }
 # Before the release exists serve needs a policy: the chart's, as `helm template` renders it.
@@ -84,17 +85,16 @@ RJG_BINARY=$binary RJG_POLICY=$work/policy/policy.yaml "$repo/test/e2e/webhook.s
 metric() {  # metric SERIES: its value in serve's /metrics (0 when absent)
   curl -sf --max-time 5 "http://127.0.0.1:$PROBE_PORT/metrics" | awk -v s="$1" '$1 == s {v = $2} END {print v + 0}'
 }
+# reloads_above N: whether serve has reloaded its policy more than N times.
+reloads_above() { (($(metric 'rayjob_guard_policy_reloads_total{result="success"}') > $1)); }
 # Copies the ConfigMap into the watched file and waits until serve has reloaded it (the file is
 # always a new inode, so serve always reloads, even when the content is the same).
 sync_and_wait() {
-  local before i
+  local before
   before=$(metric 'rayjob_guard_policy_reloads_total{result="success"}')
   sync_policy
-  for ((i = 0; i < 300; i++)); do
-    (($(metric 'rayjob_guard_policy_reloads_total{result="success"}') > before)) && return 0
-    sleep 0.1
-  done
-  die "serve did not reload $work/policy/policy.yaml within 30 s (rayjob_guard_policy_reloads_total{result=\"success\"} stayed $before)"
+  wait_for 30 "serve reloading $work/policy/policy.yaml (rayjob_guard_policy_reloads_total{result=\"success\"} was $before)" \
+    reloads_above "$before"
 }
 ca=$(base64 -w0 <"$dir/webhook/certs/ca.crt")
 url=https://127.0.0.1:$WEBHOOK_PORT/validate
@@ -131,44 +131,44 @@ sweep() {
 # ---- install
 kc create namespace "$ns" >/dev/null
 start=$SECONDS
-h install "$release" "$chart" -n "$ns" "${common[@]}" >/dev/null || die "helm install failed"
+h install "$release" "$chart" -n "$ns" "${common[@]}" >/dev/null || fail "helm install failed"
 log "helm install: $((SECONDS - start)) s"
 vwc=$(kc get validatingwebhookconfiguration "$release" -o json)
 jq -e --arg url "$url" '.webhooks[0].clientConfig.url == $url and .metadata.labels["app.kubernetes.io/managed-by"] == "Helm"
   and .webhooks[0].failurePolicy == "Fail" and (.webhooks[0].matchConditions | length) >= 1' <<<"$vwc" >/dev/null ||
-  die "the installed ValidatingWebhookConfiguration is not the chart's pointing at $url: $vwc"
+  fail "the installed ValidatingWebhookConfiguration is not the chart's pointing at $url: $vwc"
 echo "ok: helm install: ValidatingWebhookConfiguration $release (Helm's) calls $url"
 before_sync=$(sha256sum <"$work/policy/policy.yaml")
 sync_and_wait
 [[ $(sha256sum <"$work/policy/policy.yaml") == "$before_sync" ]] ||
-  die "the installed ConfigMap's policy differs from the chart's rendering serve started with"
+  fail "the installed ConfigMap's policy differs from the chart's rendering serve started with"
 echo "ok: serve runs the policy of ConfigMap $ns/$release-policy"
 v=$(verdict)
-[[ $v == allowed:* && $v == *image-pinned* ]] || die "after install, $rayjob should be admitted with an image-pinned warning; got: $v"
+[[ $v == allowed:* && $v == *image-pinned* ]] || fail "after install, $rayjob should be admitted with an image-pinned warning; got: $v"
 echo "ok: after install: ${v:0:160}"
 
 # ---- helm test: its RayJob is created through the webhook, which reviews it
 before=$(reviews)
-h test "$release" -n "$ns" >"$work/helm-test.log" 2>&1 || die "helm test failed: $(cat "$work/helm-test.log")"
-(($(reviews) > before)) || die "helm test passed but serve reviewed no RayJob CREATE (rayjob_guard_admission_requests_total stayed $before)"
-[[ -z $(kc -n tenant-a get rayjobs -l app.kubernetes.io/component=test -o name) ]] || die "helm test left its RayJob behind"
+h test "$release" -n "$ns" >"$work/helm-test.log" 2>&1 || fail "helm test failed: $(cat "$work/helm-test.log")"
+(($(reviews) > before)) || fail "helm test passed but serve reviewed no RayJob CREATE (rayjob_guard_admission_requests_total stayed $before)"
+[[ -z $(kc -n tenant-a get rayjobs -l app.kubernetes.io/component=test -o name) ]] || fail "helm test left its RayJob behind"
 echo "ok: helm test: $(grep -m1 -E 'TEST SUITE|Phase' "$work/helm-test.log" | tr -s ' ') ... passed; serve reviewed its RayJob; nothing left"
 
 # ---- upgrade with a changed policy
 start=$SECONDS
-h upgrade "$release" "$chart" -n "$ns" "${common[@]}" --set ruleActions.image-pinned=enforce >/dev/null || die "helm upgrade failed"
+h upgrade "$release" "$chart" -n "$ns" "${common[@]}" --set ruleActions.image-pinned=enforce >/dev/null || fail "helm upgrade failed"
 log "helm upgrade: $((SECONDS - start)) s"
 [[ $(kc -n "$ns" get configmap "$release-policy" -o jsonpath='{.data.policy\.yaml}') == *"image-pinned: enforce"* ]] ||
-  die "the upgraded ConfigMap does not carry image-pinned: enforce"
+  fail "the upgraded ConfigMap does not carry image-pinned: enforce"
 sync_and_wait
 v=$(verdict)
-[[ $v == denied:* && $v == *image-pinned* ]] || die "after the upgrade, $rayjob should be denied by image-pinned; got: $v"
+[[ $v == denied:* && $v == *image-pinned* ]] || fail "after the upgrade, $rayjob should be denied by image-pinned; got: $v"
 echo "ok: helm upgrade (image-pinned: enforce): serve reloaded the ConfigMap; ${v:0:200}"
 if out=$(h upgrade "$release" "$chart" -n "$ns" "${common[@]}" --set ruleActions.image-pinned=deny 2>&1); then
-  die "helm upgrade with ruleActions.image-pinned=deny should be refused by values.schema.json"
+  fail "helm upgrade with ruleActions.image-pinned=deny should be refused by values.schema.json"
 fi
 rev=$(h history "$release" -n "$ns" -o json | jq -r 'map(select(.status == "deployed")) | .[0].revision')
-[[ $rev == 2 ]] || die "after the refused upgrade the deployed revision should stay 2, is $rev"
+[[ $rev == 2 ]] || fail "after the refused upgrade the deployed revision should stay 2, is $rev"
 echo "ok: an upgrade values.schema.json refuses changes nothing (deployed revision 2): $(grep -m1 -o 'ruleActions.*' <<<"$out")"
 
 # ---- an upgrade changing every value that used to fail: the PriorityClass's (immutable) value,
@@ -177,29 +177,29 @@ pc_before=$(kc -n "$ns" get deploy "$release" -o jsonpath='{.spec.template.spec.
 h upgrade "$release" "$chart" -n "$ns" "${common[@]}" --set ruleActions.image-pinned=enforce \
   --set priorityClass.value=200000000 --set replicas=1 --set podLabels.team=ml \
   --set-string podAnnotations.owner=platform >"$work/upgrade-values.log" 2>&1 ||
-  die "helm upgrade changing priorityClass.value, replicas and pod labels failed: $(cat "$work/upgrade-values.log")"
+  fail "helm upgrade changing priorityClass.value, replicas and pod labels failed: $(cat "$work/upgrade-values.log")"
 pc_after=$(kc -n "$ns" get deploy "$release" -o jsonpath='{.spec.template.spec.priorityClassName}')
 [[ $pc_after != "$pc_before" && $(kc get priorityclass "$pc_after" -o jsonpath='{.value}') == 200000000 ]] ||
-  die "after the upgrade the pods should use a new PriorityClass of value 200000000; before $pc_before, after $pc_after"
-[[ -z $(kc get priorityclass "$pc_before" --ignore-not-found -o name) ]] || die "the old PriorityClass $pc_before is left behind"
-[[ -z $(kc -n "$ns" get pdb --ignore-not-found -o name) ]] || die "replicas=1 still has a PodDisruptionBudget (it would block every drain)"
-[[ $(kc -n "$ns" get deploy "$release" -o jsonpath='{.spec.template.metadata.labels.team}') == ml ]] || die "podLabels did not reach the pod template"
+  fail "after the upgrade the pods should use a new PriorityClass of value 200000000; before $pc_before, after $pc_after"
+[[ -z $(kc get priorityclass "$pc_before" --ignore-not-found -o name) ]] || fail "the old PriorityClass $pc_before is left behind"
+[[ -z $(kc -n "$ns" get pdb --ignore-not-found -o name) ]] || fail "replicas=1 still has a PodDisruptionBudget (it would block every drain)"
+[[ $(kc -n "$ns" get deploy "$release" -o jsonpath='{.spec.template.metadata.labels.team}') == ml ]] || fail "podLabels did not reach the pod template"
 echo "ok: helm upgrade priorityClass.value=200000000 replicas=1 podLabels.team=ml: PriorityClass $pc_before -> $pc_after (old one gone), no PDB with one replica"
 
 # ---- a second release, in a namespace Helm creates; the old namespace.create is refused
 if out=$(h install rg-second "$chart" -n rg-second --create-namespace "${common[@]}" --set namespace.create=true 2>&1); then
-  die "namespace.create=true should be refused by values.schema.json"
+  fail "namespace.create=true should be refused by values.schema.json"
 fi
-grep -q "namespace" <<<"$out" || die "the refusal of namespace.create does not name it: $out"
+grep -q "namespace" <<<"$out" || fail "the refusal of namespace.create does not name it: $out"
 h install rg-second "$chart" -n rg-second --create-namespace "${common[@]}" >"$work/second.log" 2>&1 ||
-  die "a second release in a second namespace (--create-namespace) failed next to the first: $(cat "$work/second.log")"
+  fail "a second release in a second namespace (--create-namespace) failed next to the first: $(cat "$work/second.log")"
 for kind in validatingwebhookconfiguration priorityclass clusterrole; do
   n=$(kc get "$kind" -l app.kubernetes.io/managed-by=Helm -o name | wc -l)
-  ((n >= 2)) || die "two releases should have a $kind each, found $n"
+  ((n >= 2)) || fail "two releases should have a $kind each, found $n"
 done
-h uninstall rg-second -n rg-second --wait --timeout 60s >/dev/null || die "helm uninstall rg-second failed"
+h uninstall rg-second -n rg-second --wait --timeout 60s >/dev/null || fail "helm uninstall rg-second failed"
 [[ $(kc get namespace rg-second -o jsonpath='{.status.phase}{.metadata.deletionTimestamp}') == Active ]] ||
-  die "uninstalling the release deleted (or is deleting) the namespace --create-namespace made"
+  fail "uninstalling the release deleted (or is deleting) the namespace --create-namespace made"
 echo "ok: release rg-second installs in namespace rg-second (--create-namespace) next to $release; its uninstall leaves the namespace Active; namespace.create=true refused: $(grep -m1 -o "additional.*namespace.*" <<<"$out" | head -c 120)"
 
 # ---- the control plane cannot reach the webhook: the apiserver's own webhook metrics move
@@ -209,29 +209,29 @@ req0=$(apiserver_metric apiserver_admission_webhook_request_total "$hook_re")
 "$repo/test/e2e/webhook.sh" stop "$dir" >/dev/null 2>&1
 for i in 1 2 3; do
   v=$(verdict)
-  [[ $v == denied:*"failed calling webhook"* ]] || die "with serve stopped a RayJob write should fail calling the webhook; got: $v"
+  [[ $v == denied:*"failed calling webhook"* ]] || fail "with serve stopped a RayJob write should fail calling the webhook; got: $v"
 done
-if h test "$release" -n "$ns" >"$work/helm-test-down.log" 2>&1; then die "helm test passed while the webhook was down"; fi
+if h test "$release" -n "$ns" >"$work/helm-test-down.log" 2>&1; then fail "helm test passed while the webhook was down"; fi
 # failurePolicy Ignore (the runbook's bypass): the write is admitted and counted as failing open.
 fo0=$(apiserver_metric apiserver_admission_webhook_fail_open_count "$hook_re")
 kc patch validatingwebhookconfiguration "$release" --type=json -p '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Ignore"}]' >/dev/null
 v=$(verdict)
-[[ $v == allowed:* ]] || die "with failurePolicy Ignore and serve stopped the RayJob should be admitted unreviewed; got: $v"
+[[ $v == allowed:* ]] || fail "with failurePolicy Ignore and serve stopped the RayJob should be admitted unreviewed; got: $v"
 kc patch validatingwebhookconfiguration "$release" --type=json -p '[{"op":"replace","path":"/webhooks/0/failurePolicy","value":"Fail"}]' >/dev/null
 fo1=$(apiserver_metric apiserver_admission_webhook_fail_open_count "$hook_re")
-((fo1 >= fo0 + 1)) || die "apiserver_admission_webhook_fail_open_count did not move with failurePolicy Ignore: $fo0 -> $fo1"
+((fo1 >= fo0 + 1)) || fail "apiserver_admission_webhook_fail_open_count did not move with failurePolicy Ignore: $fo0 -> $fo1"
 echo "ok: failurePolicy Ignore, webhook down: admitted unreviewed; apiserver_admission_webhook_fail_open_count $fo0 -> $fo1"
 rej1=$(apiserver_metric apiserver_admission_webhook_rejection_count "$hook_re.*error_type=\"calling_webhook_error\"|error_type=\"calling_webhook_error\".*$hook_re")
 req1=$(apiserver_metric apiserver_admission_webhook_request_total "$hook_re")
 ((rej1 >= rej0 + 3 && req1 >= req0 + 3)) ||
-  die "apiserver metrics did not move with the webhook down: rejection_count{calling_webhook_error} $rej0 -> $rej1, request_total $req0 -> $req1"
+  fail "apiserver metrics did not move with the webhook down: rejection_count{calling_webhook_error} $rej0 -> $rej1, request_total $req0 -> $req1"
 echo "ok: webhook down: 3 RayJob writes refused ('failed calling webhook'); apiserver_admission_webhook_rejection_count{error_type=\"calling_webhook_error\"} $rej0 -> $rej1, apiserver_admission_webhook_request_total $req0 -> $req1; helm test fails"
 kc get --raw /metrics | grep -E '^apiserver_admission_webhook_(rejection_count|request_total|fail_open_count)\{' | grep "$hook_re" | sed 's/^/  /'
 scraped=$(kc get --raw /metrics)
 for name in $(h template "$release" "$chart" -n "$ns" "${common[@]}" --set monitoring.prometheusRule.enabled=true \
     --show-only templates/prometheusrule.yaml | grep -oE 'apiserver_[a-z_]+' | sort -u); do
   base=${name%_bucket}
-  grep -qE "^# TYPE $base " <<<"$scraped" || die "the PrometheusRule names $name, which this kube-apiserver ($KUBE_VERSION) does not serve"
+  grep -qE "^# TYPE $base " <<<"$scraped" || fail "the PrometheusRule names $name, which this kube-apiserver ($KUBE_VERSION) does not serve"
   echo "ok: $name (named by the PrometheusRule) is served by kube-apiserver $KUBE_VERSION"
 done
 RJG_BINARY=$binary RJG_POLICY=$work/policy/policy.yaml "$repo/test/e2e/webhook.sh" start "$dir" >/dev/null 2>&1
@@ -247,10 +247,10 @@ echo "release objects before uninstall ($count in the manifest; the sweep by lab
 sed 's/^/  /' <<<"$before"
 while read -r kind obj_ns name; do
   pat=$obj_ns; [[ $pat == - ]] && pat='<none>'
-  grep -qE "^$kind +$pat +$name\$" <<<"$before" || die "$kind $obj_ns/$name from the manifest is not found by the sweep"
+  grep -qE "^$kind +$pat +$name\$" <<<"$before" || fail "$kind $obj_ns/$name from the manifest is not found by the sweep"
 done <<<"$manifest"
 for kind in ValidatingWebhookConfiguration PriorityClass ClusterRole ClusterRoleBinding Deployment Service ConfigMap ServiceAccount CronJob Secret; do
-  grep -q "^$kind " <<<"$before" || die "expected a $kind among the release's objects"
+  grep -q "^$kind " <<<"$before" || fail "expected a $kind among the release's objects"
 done
 # The order of deletion, from the etcd revision (resourceVersion) of each DELETED watch event:
 # the webhook registration must go before the Deployment.
@@ -260,7 +260,7 @@ kc -n "$ns" get deployment --watch-only --output-watch-events -o json >"$work/wa
 watchers+=($!)
 sleep 2
 start=$SECONDS
-h uninstall "$release" -n "$ns" --wait --timeout 60s >/dev/null || die "helm uninstall failed"
+h uninstall "$release" -n "$ns" --wait --timeout 60s >/dev/null || fail "helm uninstall failed"
 log "helm uninstall: $((SECONDS - start)) s"
 sleep 2
 stop_watchers
@@ -268,18 +268,18 @@ deleted_rv() {  # deleted_rv FILE NAME: the resourceVersion of NAME's first DELE
   jq -rs --arg n "$2" '[.[] | select(.type == "DELETED" and .object.metadata.name == $n)][0].object.metadata.resourceVersion // empty' "$1"
 }
 vwc_rv=$(deleted_rv "$work/watch-vwc.json" "$release") deploy_rv=$(deleted_rv "$work/watch-deploy.json" "$release")
-[[ -n $vwc_rv && -n $deploy_rv ]] || die "no DELETED watch events for the registration ($vwc_rv) or the Deployment ($deploy_rv)"
-((vwc_rv < deploy_rv)) || die "helm uninstall deleted the Deployment (revision $deploy_rv) before the webhook registration (revision $vwc_rv): RayJob writes fail in between"
+[[ -n $vwc_rv && -n $deploy_rv ]] || fail "no DELETED watch events for the registration ($vwc_rv) or the Deployment ($deploy_rv)"
+((vwc_rv < deploy_rv)) || fail "helm uninstall deleted the Deployment (revision $deploy_rv) before the webhook registration (revision $vwc_rv): RayJob writes fail in between"
 echo "ok: helm uninstall deletes the webhook registration (etcd revision $vwc_rv) before the Deployment ($deploy_rv)"
 after=$(sweep)
-[[ -z $after ]] || die "objects left after helm uninstall:
+[[ -z $after ]] || fail "objects left after helm uninstall:
 $after"
 while read -r kind obj_ns name; do
   args=(get "$kind" "$name" --ignore-not-found -o name)
   [[ $obj_ns == - ]] || args+=(-n "$obj_ns")
-  [[ -z $(kc "${args[@]}") ]] || die "$kind $obj_ns/$name still exists after uninstall"
+  [[ -z $(kc "${args[@]}") ]] || fail "$kind $obj_ns/$name still exists after uninstall"
 done <<<"$manifest"
 v=$(verdict)
-[[ $v == allowed:* ]] || die "with the release gone no webhook should review RayJobs; got: $v"
+[[ $v == allowed:* ]] || fail "with the release gone no webhook should review RayJobs; got: $v"
 echo "ok: helm uninstall: all $count manifest objects and the release records gone (sweep empty); RayJobs no longer reviewed"
 echo "PASS"

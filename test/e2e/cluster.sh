@@ -37,10 +37,9 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-log() { printf '[cluster] %s\n' "$*" >&2; }
-# shellcheck source=test/e2e/stop-pid.sh
-. "$here/stop-pid.sh"
-die() { printf '[cluster] error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=test/harness/harness.sh
+. "$here/../harness/harness.sh"
+harness_init cluster
 
 readonly NOTEBOOK_USER=tenant-a:notebook
 readonly API_USER=system:serviceaccount:platform:compute-api
@@ -51,27 +50,15 @@ elapsed() {
   printf '%d.%d' $((ms / 1000)) $((ms % 1000 / 100))
 }
 
-# Prints N distinct free loopback ports on one line. They are bound all at once, so no two are
-# the same: ports found one call at a time can repeat (the kernel may hand a port just released
-# to the next caller), and two components then fight for one port while the loser's /healthz is
-# answered by the winner.
-free_ports() {
-  python3 -c 'import socket, sys
-socks = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in socks:
-    s.bind(("127.0.0.1", 0))
-print(*(s.getsockname()[1] for s in socks))' "$1"
-}
-
 cmd_down() {
   local dir=$1
   [[ -d $dir ]] || return 0
   # A webhook started by webhook.sh in the same DIR goes too, so one `down` cleans up everything.
-  stop_pid rayjob-guard "$dir/webhook/serve.pid" serve
-  stop_pid kube-scheduler "$dir/scheduler.pid" kube-scheduler
-  stop_pid kube-controller-manager "$dir/kcm.pid" kube-controller-manager
-  stop_pid kube-apiserver "$dir/apiserver.pid" kube-apiserver
-  stop_pid etcd "$dir/etcd.pid" etcd
+  stop_pidfile rayjob-guard "$dir/webhook/serve.pid" serve
+  stop_pidfile kube-scheduler "$dir/scheduler.pid" kube-scheduler
+  stop_pidfile kube-controller-manager "$dir/kcm.pid" kube-controller-manager
+  stop_pidfile kube-apiserver "$dir/apiserver.pid" kube-apiserver
+  stop_pidfile etcd "$dir/etcd.pid" etcd
 }
 
 # wait_http URL SECONDS [curl args...]: until URL answers 200 "ok".
@@ -212,6 +199,8 @@ cmd_up() {
   chmod +x "$kubectl"
   local t0 etcd_port peer_port kas_port kcm_port sched_port
   t0=$(date +%s%N)
+  # All five from one bind (free_ports): ports found one at a time can repeat, and two
+  # components then fight for one port while the loser's /healthz is answered by the winner.
   read -r etcd_port peer_port kas_port kcm_port sched_port <<<"$(free_ports 5)"
 
   # Tokens are random per cluster; they only live in DIR (mode 0600).

@@ -22,8 +22,9 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 # shellcheck source=test/peers/versions.env
 . "$repo/test/peers/versions.env"
-log() { printf '[crds] %s\n' "$*" >&2; }
-die() { printf '[crds] error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=test/harness/harness.sh
+. "$here/../harness/harness.sh"
+harness_init crds
 
 source=${1:-${RJG_E2E_CRD:-auto}}
 [[ ${RJG_E2E_MINIMAL_CRD:-0} == 1 ]] && source=minimal

@@ -1,6 +1,7 @@
 # e2e-lib.sh: what the end-to-end scripts that bring up a cluster of their own share
-# (audit-test.sh, logins-test.sh, reaper-quota-test.sh): their arguments, their work directory,
-# say/fail, and one cleanup that stops what they started, by PID, also on failure. Sourced:
+# (audit-test.sh, live-quota-test.sh, logins-test.sh, reaper-quota-test.sh): their arguments,
+# their work directory, say, test/harness/harness.sh (fail, need, wait_for, stop_pid, with the
+# prefix [NAME] from e2e_setup), and one cleanup that stops what they started, by PID, also on failure. Sourced:
 #
 #   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 #   . "$here/e2e-lib.sh"
@@ -14,12 +15,13 @@
 # rjg-NAME.XXXXXX), cluster ($work/cluster, for cluster.sh) and passed=0.
 
 e2e_here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=test/harness/harness.sh
+. "$e2e_here/../harness/harness.sh"
 
 e2e_on_exit() { :; }
 e2e_on_failure() { :; }
 
 say() { printf '\n[%s] %s\n' "$e2e_name" "$*"; }
-fail() { printf '[%s] FAIL: %s\n' "$e2e_name" "$*" >&2; exit 1; }
 
 # e2e_print_files DIR: every file in DIR, the last 4000 bytes of each, on stderr (for
 # e2e_on_failure).
@@ -35,6 +37,7 @@ e2e_print_files() {
 
 e2e_setup() {
   e2e_name=$1
+  harness_init "$e2e_name"
   local help_lines=$2
   shift 2
   binary=""

@@ -40,7 +40,7 @@ e2e_setup live-quota 2,24 "$@"
 serve_pids=()
 e2e_on_exit() {
   local p
-  for p in "${serve_pids[@]}"; do stop "$p"; done
+  for p in "${serve_pids[@]}"; do stop_pid "$p" 20; done
 }
 e2e_on_failure() {
   local f
@@ -51,19 +51,6 @@ e2e_on_failure() {
   done
   echo "----- kube-apiserver log (tail) -----" >&2
   tail -n 15 "$cluster/logs/kube-apiserver.log" >&2 2>/dev/null || true
-}
-# stop PID: TERM, then KILL after 20 s; returns once it has exited (and reaps it when it is a
-# child of this shell).
-running() { [[ -r /proc/$1/stat ]] && [[ $(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) != Z ]]; }
-stop() {
-  local i
-  kill -TERM "$1" 2>/dev/null || return 0
-  for ((i = 0; i < 200; i++)); do
-    running "$1" || break
-    sleep 0.1
-  done
-  running "$1" && kill -KILL "$1" 2>/dev/null
-  wait "$1" 2>/dev/null || true
 }
 
 cat >"$work/policy.yaml" <<'EOF'
@@ -213,6 +200,8 @@ metric() {
     awk -v m="$1" '$1 == m {print $2; found=1} END {exit !found}'
 }
 ready() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$PROBE_PORT/readyz"; }
+ready_200() { [[ $(ready) == 200 ]]; }
+staleness_0() { [[ $(metric rayjob_guard_cluster_quota_staleness_seconds) == 0 ]]; }
 rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
 quota() {  # quota NS NAME CPU: create or replace a ResourceQuota with requests.cpu CPU
   k apply -f - >/dev/null <<EOF
@@ -233,8 +222,7 @@ follow() {
 say "serve with quota.source: cluster"
 start_serve serve
 main_pid=$SERVE_PID
-for ((i = 0; i < 200; i++)); do [[ $(ready) == 200 ]] && break; sleep 0.05; done
-[[ $(ready) == 200 ]] || fail "/readyz is not 200 after 10 s"
+wait_for 10 "/readyz answering 200" ready_200
 [[ $(metric rayjob_guard_cluster_quota_synced) == 1 ]] || fail "rayjob_guard_cluster_quota_synced is not 1"
 [[ $(metric rayjob_guard_cluster_quota_staleness_seconds) == 0 ]] || fail "staleness is not 0 while watching"
 grep -q 'watch listed' "$work/serve.log" || fail "serve did not log its first list"
@@ -282,7 +270,7 @@ echo "[live-quota] check -n team-q with the cluster: 0 at requests.cpu 1000, 1 a
 
 say "the kube-apiserver stopped for 30 s"
 mapfile -d '' apiserver_argv <"/proc/$APISERVER_PID/cmdline"
-stop "$APISERVER_PID"
+stop_pid "$APISERVER_PID" 20
 for t in 5 10 15 20 25 30; do
   sleep 5
   [[ $(client verdict team-q) == allowed ]] || fail "at ${t} s without the apiserver the verdict changed"
@@ -306,16 +294,8 @@ echo "[live-quota] etcd compacted at revision $rev"
 "${apiserver_argv[@]}" >>"$cluster/logs/kube-apiserver.log" 2>&1 &
 echo $! >"$cluster/apiserver.pid"
 APISERVER_PID=$!
-for ((i = 0; i < 600; i++)); do
-  k get --raw /readyz >/dev/null 2>&1 && break
-  sleep 0.1
-done
-k get --raw /readyz >/dev/null 2>&1 || fail "the kube-apiserver did not come back"
-for ((i = 0; i < 300; i++)); do
-  [[ $(metric rayjob_guard_cluster_quota_staleness_seconds) == 0 ]] && break
-  sleep 0.1
-done
-[[ $(metric rayjob_guard_cluster_quota_staleness_seconds) == 0 ]] || fail "staleness not back to 0 after the restart"
+wait_for 60 "the kube-apiserver back (its /readyz)" k get --raw /readyz
+wait_for 30 "staleness back to 0 after the restart" staleness_0
 grep -q 'watch expired' "$work/serve.log" || fail "serve's watch did not get 410 Gone"
 lists=$(grep -c 'watch listed' "$work/serve.log")
 ((lists >= 2)) || fail "serve did not list again after 410 Gone ($lists lists)"
@@ -425,7 +405,7 @@ rss_after=$(rss_kib "$SERVE_PID")
 [[ $(client verdict tenant-1999) == allowed ]] || fail "tenant-1999: $(client verdict tenant-1999)"
 printf '[live-quota] 2,001 ResourceQuotas: a new serve ready with them %d ms after its start; RSS %d KiB (the first serve, with 1: %d KiB)\n' \
   "$sync_ms" "$rss_after" "$rss_before"
-stop "$SERVE_PID"
+stop_pid "$SERVE_PID" 20
 
 passed=1
 say "PASS"

@@ -27,14 +27,11 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/e2e/e2e-lib.sh
 . "$here/e2e-lib.sh"
 e2e_setup logins-e2e 2,27 "$@"
-command -v openssl >/dev/null || fail "openssl is missing"
+need openssl
 reaper_pid=""
 
 e2e_on_exit() {
-  if [[ -n $reaper_pid ]] && kill -0 "$reaper_pid" 2>/dev/null; then
-    kill "$reaper_pid" 2>/dev/null || true
-    wait "$reaper_pid" 2>/dev/null || true
-  fi
+  [[ -z $reaper_pid ]] || stop_pid "$reaper_pid"
 }
 e2e_on_failure() { e2e_print_files "$work/out"; }
 mkdir -p "$work/out" "$work/kc"
@@ -196,13 +193,10 @@ kubeconfig "$work/kc/rotating" "{tokenFile: rotating-token}"
 "$binary" reap --interval 1 --dry-run -n logins --kubeconfig "$work/kc/rotating" \
   >"$work/out/rotating.reap" 2>&1 &
 reaper_pid=$!
-wait_log() {  # wait_log PATTERN WHAT: up to 20 s for PATTERN to appear again in rotating.reap
-  local before=$1 pattern=$2 i
-  for ((i = 0; i < 200; i++)); do
-    (($(grep -c "$pattern" "$work/out/rotating.reap" || true) > before)) && return 0
-    sleep 0.1
-  done
-  fail "tokenFile rotation: no new '$pattern' within 20 s"
+# more_lines BEFORE PATTERN: whether rotating.reap has more than BEFORE lines matching PATTERN.
+more_lines() { (($(grep -c "$2" "$work/out/rotating.reap" || true) > $1)); }
+wait_log() {  # wait_log BEFORE PATTERN: up to 20 s for PATTERN to appear again in rotating.reap
+  wait_for 20 "tokenFile rotation: a new '$2' in rotating.reap" more_lines "$1" "$2"
 }
 wait_log 0 'list_failed=false'
 # The ServiceAccount goes and comes back: its old token is dead (a new uid), so passes fail.

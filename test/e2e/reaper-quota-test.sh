@@ -36,10 +36,7 @@ reap_log=$work/reap.log
 reaper_pid=""
 
 e2e_on_exit() {
-  if [[ -n $reaper_pid ]] && kill -0 "$reaper_pid" 2>/dev/null; then
-    kill -TERM "$reaper_pid" 2>/dev/null || true
-    wait "$reaper_pid" 2>/dev/null || true
-  fi
+  [[ -z $reaper_pid ]] || stop_pid "$reaper_pid"
 }
 e2e_on_failure() {
   echo "----- reaper log (tail) -----" >&2
@@ -64,16 +61,6 @@ usage() {
 # used_is RAYJOBS JOBS: the quota's status.used right now.
 used_is() {
   [[ $(k get resourcequota rayjob-quota -n tenant-a -o jsonpath='{.status.used.count/rayjobs\.ray\.io} {.status.used.count/jobs\.batch}') == "$1 $2" ]]
-}
-# wait_for SECONDS DESCRIPTION COMMAND...: polls every 0.2 s.
-wait_for() {
-  local secs=$1 what=$2 i
-  shift 2
-  for ((i = 0; i < secs * 5; i++)); do
-    if "$@" >/dev/null 2>&1; then return 0; fi
-    sleep 0.2
-  done
-  fail "after ${secs} s: $what"
 }
 # sleep_until EPOCH: sleeps until that second (returns at once when it has passed).
 sleep_until() {

@@ -20,10 +20,9 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
-log() { printf '[webhook] %s\n' "$*" >&2; }
-# shellcheck source=test/e2e/stop-pid.sh
-. "$here/stop-pid.sh"
-die() { printf '[webhook] error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=test/harness/harness.sh
+. "$here/../harness/harness.sh"
+harness_init webhook
 
 readonly CONFIG_NAME=rayjob-guard
 readonly WEBHOOK_NAME=vrayjob.rayjob-guard.io
@@ -47,7 +46,7 @@ is_ours() {  # PID runs rayjob-guard serve
 
 cmd_stop() {
   # serve drains for --shutdown-delay and exits within --shutdown-timeout (25 s by default).
-  stop_pid serve "$wdir/serve.pid" serve
+  stop_pidfile serve "$wdir/serve.pid" serve
 }
 
 # start PORT: start serve listening on 127.0.0.1:PORT (0 = any free port); wait for /readyz.

@@ -17,8 +17,10 @@
 # replay  runs every file of fuzz/regressions/T/ once through fuzz_T; fails if any crashes.
 set -euo pipefail
 
-die() { echo "run-fuzzers: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=test/harness/harness.sh
+. "$here/../harness/harness.sh"
+harness_init run-fuzzers colon
 src=$(cd "$here/../.." && pwd)
 targets=(review manifest quantity policy runtime_env)
 
@@ -38,7 +40,7 @@ done
 [[ "$seconds" =~ ^[0-9]+$ ]] || die "--seconds must be a whole number"
 
 do_build() {
-  command -v clang++ >/dev/null || die "clang++ is not installed (apt-get install -y clang libclang-rt-14-dev)"
+  need clang++ -- apt-get install -y clang libclang-rt-14-dev
   mkdir -p "$build"
   # Several CTest processes may ask for the build at once: one configures and builds, the rest wait.
   exec 9>"$build/.build.lock"

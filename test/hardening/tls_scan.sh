@@ -14,8 +14,10 @@
 # A missing tool (sslscan, openssl, testssl: scripts/install-deps.sh installs them) fails the scan.
 set -euo pipefail
 
-die() { echo "tls_scan: $*" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=test/harness/harness.sh
+. "$here/../harness/harness.sh"
+harness_init tls_scan colon
 repo=$(cd "$here/../.." && pwd)
 binary="" use_testssl=1 keep=0
 while [ $# -gt 0 ]; do
@@ -28,20 +30,16 @@ while [ $# -gt 0 ]; do
 done
 [ -x "$binary" ] || die "--binary must name the rayjob-guard executable"
 
-command -v sslscan >/dev/null || die "sslscan is not installed (apt-get install -y sslscan)"
-command -v openssl >/dev/null || die "openssl is not installed"
+need sslscan -- apt-get install -y sslscan
+need openssl
 if [ "$use_testssl" = 1 ]; then
-  command -v testssl >/dev/null || die "testssl is not installed (apt-get install -y testssl.sh; --no-testssl leaves that part out)"
+  need testssl -- "apt-get install -y testssl.sh; --no-testssl leaves that part out"
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rjg-tls-scan.XXXXXX")
 pid=""
 cleanup() {
-  if [ -n "$pid" ]; then
-    kill "$pid" 2>/dev/null || true
-    for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  fi
+  if [ -n "$pid" ]; then stop_pid "$pid" 10; fi
   if [ "$keep" = 1 ]; then echo "tls_scan: kept $work" >&2; else rm -rf "$work"; fi
 }
 trap cleanup EXIT

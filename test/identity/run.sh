@@ -6,10 +6,10 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [[ $# -ge 1 ]] || { echo "usage: run.sh SCRIPT ARGS..." >&2; exit 2; }
 [[ $(id -u) == 0 ]] || { echo "run.sh: the identity tests need root (ip netns, setns)" >&2; exit 1; }
-for tool in ip curl; do
-  command -v "$tool" >/dev/null ||
-    { echo "run.sh: the identity tests need $tool (scripts/install-deps.sh installs it)" >&2; exit 1; }
-done
+# shellcheck source=test/harness/harness.sh
+. "$here/../harness/harness.sh"
+harness_init run.sh colon
+need ip curl -- the identity tests need it, scripts/install-deps.sh installs it
 # shellcheck source=test/peers/versions.env
 . "$here/../peers/versions.env"
 : "${IDENTITY_TOOLS:?IDENTITY_TOOLS is not set in test/peers/versions.env}"

@@ -16,8 +16,9 @@ peers=$(cd "$here/../peers" && pwd)
 # shellcheck source=test/peers/versions.env
 . "$peers/versions.env"
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard
-log() { printf '[lifecycle-peers] %s\n' "$*" >&2; }
-die() { printf '[lifecycle-peers] error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=test/harness/harness.sh
+. "$here/../harness/harness.sh"
+harness_init lifecycle-peers
 # shellcheck source=test/peers/go-env.sh
 . "$peers/go-env.sh"
 

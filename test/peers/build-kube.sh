@@ -25,8 +25,9 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=test/peers/versions.env
 . "$here/versions.env"
-log() { printf '[build-kube] %s\n' "$*" >&2; }
-die() { printf '[build-kube] error: %s\n' "$*" >&2; exit 1; }
+# shellcheck source=test/harness/harness.sh
+. "$here/../harness/harness.sh"
+harness_init build-kube
 [[ $# -eq 0 || ($# -eq 1 && $1 == --dir) ]] || { sed -n '2,21p' "$0" >&2; exit 2; }
 
 cache=${RJG_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard}

@@ -21,7 +21,9 @@ if [[ -f $dir/.rjg-requirements && $(<"$dir/.rjg-requirements") == "$want" ]]; t
   echo "$dir"
   exit 0
 fi
-log() { printf '[venv %s] %s\n' "$name" "$*" >&2; }
+# shellcheck source=test/harness/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../harness/harness.sh"
+harness_init "venv $name"
 rm -rf "$dir"
 t0=$(date +%s)
 log "making: $*"

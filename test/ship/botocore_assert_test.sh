@@ -8,7 +8,8 @@ repo="$(cd "${1:?usage: botocore_assert_test.sh REPO_DIR}" && pwd)"
 here="$(cd "$(dirname "$0")" && pwd)"
 assert="$repo/images/ray/assert-pod-identity.py"
 py=/usr/bin/python3   # Debian's interpreter: another python3 on PATH may bring its own botocore
-fail() { echo "FAIL: $*" >&2; exit 1; }
+# shellcheck source=test/harness/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../harness/harness.sh"
 
 run_case() {  # run_case NAME WANT_EXIT PYTHONPATH -> output in $out
   local name="$1" want="$2" path="$3" rc=0

@@ -7,6 +7,9 @@
 # usage: debian_base.sh IMAGE_NAME      prints what it did; exit 0 when IMAGE_NAME exists
 # env:   RJG_DEBIAN_MIRROR, RJG_DEBIAN_SECURITY_MIRROR override the mirrors read from apt sources.
 set -euo pipefail
+# shellcheck source=test/harness/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../harness/harness.sh"
+harness_init debian-base colon
 image="${1:?usage: debian_base.sh IMAGE_NAME}"
 cache="${XDG_CACHE_HOME:-$HOME/.cache}/rayjob-guard"
 tarball="$cache/debian-bookworm-minbase.tar"
@@ -41,7 +44,7 @@ apt_uri_for_suite() {
 }
 
 if [ ! -s "$tarball" ]; then
-  command -v debootstrap >/dev/null || { echo "debian-base: debootstrap is not installed" >&2; exit 1; }
+  need debootstrap
   mirror="${RJG_DEBIAN_MIRROR:-$(apt_uri_for_suite bookworm | head -n1)}"
   secmirror="${RJG_DEBIAN_SECURITY_MIRROR:-$(apt_uri_for_suite bookworm-security | head -n1)}"
   [ -n "$mirror" ] || { echo "debian-base: no bookworm mirror in the apt sources; set RJG_DEBIAN_MIRROR" >&2; exit 1; }

@@ -19,9 +19,10 @@ image="localhost/rayjob-guard:ship-test"
 build_image="localhost/rayjob-guard:ship-test-build"   # the Dockerfile's build stage
 ctr="rjg-ship-test-$$"
 sbom_path=/usr/share/doc/rayjob-guard/sbom.spdx.json
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v podman >/dev/null || fail "podman is not installed (apt-get install -y podman runc debootstrap)"
-command -v python3 >/dev/null || fail "python3 is not installed (it makes the venv of the SPDX validator)"
+# shellcheck source=test/harness/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../harness/harness.sh"
+need podman -- apt-get install -y podman runc debootstrap
+need python3 -- it makes the venv of the SPDX validator
 # shellcheck source=test/peers/versions.env
 . "$here/../peers/versions.env"
 : "${SPDX_TOOLS_VERSION:?SPDX_TOOLS_VERSION is not set in test/peers/versions.env}"
@@ -283,11 +284,7 @@ done
 https_port=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["https"])' "$work/mnt/run/ports.json")
 probe_port=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["probe"])' "$work/mnt/run/ports.json")
 echo "serve listening: https $https_port, probes $probe_port"
-for _ in $(seq 1 50); do
-  curl -fsS "http://127.0.0.1:$probe_port/readyz" >/dev/null 2>&1 && break
-  sleep 0.1
-done
-curl -fsS "http://127.0.0.1:$probe_port/readyz" >/dev/null || fail "/readyz never answered 200"
+wait_for 5 "/readyz answering 200" curl -fsS "http://127.0.0.1:$probe_port/readyz"
 echo "ok: /readyz 200"
 
 review() {  # review RAYJOB_YAML NAMESPACE OUT -> POSTs an AdmissionReview for the object

@@ -7,8 +7,9 @@ set -euo pipefail
 repo="$(cd "${1:?usage: inject_cabundle_test.sh REPO_DIR WORK_DIR [KUBECTL]}" && pwd)"
 work="${2:?}"; kubectl="${3:-kubectl}"
 inject="$repo/certs/inject-cabundle.sh"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-command -v "$kubectl" >/dev/null || fail "kubectl not found ($kubectl; scripts/test.sh builds the pinned one)"
+# shellcheck source=test/harness/harness.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../harness/harness.sh"
+need "$kubectl" -- scripts/test.sh builds the pinned one
 rm -rf "$work" && mkdir -p "$work"
 
 "$repo/certs/mint-certs.sh" --out "$work/certs" >/dev/null
