@@ -133,6 +133,18 @@ int run_reap(const Args& args) {
     return 0;
   }
 
+  // With --interval, SIGTERM/SIGINT are blocked in every thread and taken between passes
+  // (wait_for_stop), so a pass is never cut between a decision and its DELETE. Threads inherit
+  // the mask of the thread that starts them, so it is set before the logger starts its flusher:
+  // a thread that left them unblocked would take the signal and die of it in the middle of a pass.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  if (a.interval_seconds) {
+    pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  }
+
   // One structured line per event on stderr (logfmt text, every value escaped), UTC timestamps:
   // the server's logger (logging/log.hpp).
   logging::init_logging(logging::LogFormat::kText, a.log_level);
@@ -187,16 +199,11 @@ int run_reap(const Args& args) {
     const reaper::ReapStats stats = reaper::run_reap_pass(api, options, unix_seconds);
     return stats.ok() ? 0 : 1;
   }
-  // SIGTERM/SIGINT stay pending during a pass and end the loop at the next wait, so a pass is
-  // never cut between a decision and its DELETE.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  // A SIGTERM/SIGINT that arrived during start-up or a pass stays pending (blocked above) and
+  // ends the loop at the next wait.
   do {
     (void)reaper::run_reap_pass(api, options, unix_seconds);
-  } while (!wait_for_stop(*a.interval_seconds, set));
+  } while (!wait_for_stop(*a.interval_seconds, stop_signals));
   return 0;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A fake Kubernetes API for the reaper's tests: HTTPS on 127.0.0.1, port 0, stdlib only.
 
-usage: fake_apiserver.py --cert F --key F --token T --log FILE --end-time RFC3339
+usage: fake_apiserver.py --cert F --key F --token T --log FILE --end-time RFC3339 [--hold-first-get S]
 
 Serves a two-page RayJobList for tenant-a and scripted answers:
   - the first GET of page 2 answers 500, the second 429 (Retry-After: 0), the third the page;
@@ -9,11 +9,14 @@ Serves a two-page RayJobList for tenant-a and scripted answers:
     anything else (a RayJob that must never be deleted) -> 200, and the test sees it in the log.
 A request without "Authorization: Bearer T" gets 401. Every request is appended to --log as one
 JSON line {method, path, body, auth}. Prints "PORT <n>" on stdout once listening.
+--hold-first-get S: the first GET is logged at once and answered S seconds later, so a test can
+signal the reaper while it is in the middle of a pass.
 """
 import argparse
 import json
 import os
 import sys
+import time
 from http.server import BaseHTTPRequestHandler
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -72,6 +75,9 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         body = self.rfile.read(length).decode() if length else ""
         self.record(body)
+        if self.command == "GET" and ARGS.hold_first_get and not COUNTS.get("held"):
+            COUNTS["held"] = 1
+            time.sleep(ARGS.hold_first_get)
         if self.headers.get("Authorization") != "Bearer " + ARGS.token:
             return self.status(401, "Unauthorized")
         base = "/apis/ray.io/v1/namespaces/tenant-a/rayjobs"
@@ -118,6 +124,7 @@ def main():
     p = argparse.ArgumentParser()
     for flag in ("--cert", "--key", "--token", "--log", "--end-time"):
         p.add_argument(flag, required=True)
+    p.add_argument("--hold-first-get", type=float, default=0)
     ARGS = p.parse_args()
     server = https_server(Handler, ARGS.cert, ARGS.key)
     print("PORT", server.server_address[1], flush=True)
