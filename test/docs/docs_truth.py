@@ -35,6 +35,7 @@ import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from harness import Serve, cluster_quota_flags, fail, mint_certs, run  # noqa: E402
+import doclib  # noqa: E402
 
 ARGS = None
 COMMANDS = ("serve", "review", "check", "policy", "reap", "audit")
@@ -47,13 +48,7 @@ def rjg(*argv, stdin=None):
 
 
 def doc_files():
-    if ARGS.docs:
-        return ARGS.docs
-    root = ARGS.source_dir
-    files = [os.path.join(root, "README.md"), os.path.join(root, "CONTRIBUTING.md")]
-    docs = os.path.join(root, "docs")
-    files += sorted(os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
-    return files
+    return doclib.doc_files(ARGS.source_dir, ARGS.docs)
 
 
 def read_docs():
@@ -160,13 +155,7 @@ def flags_exposed():
 
 
 def rule_ids_exposed():
-    code, _, err = rjg("policy", "validate", "-",
-                       stdin=b"apiVersion: rayjob-guard.io/v1\nkind: Policy\n"
-                             b"rules: {no-such-rule: warn}\n")
-    m = re.search(r"expected one of: ([a-z, -]+)", err)
-    if code != 2 or not m:
-        fail(f"policy validate did not list the rule ids: exit {code}: {err}")
-    return {r.strip() for r in m.group(1).split(",") if r.strip()}
+    return set(doclib.rule_ids(ARGS.binary))
 
 
 def policy_keys_exposed():

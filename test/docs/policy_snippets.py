@@ -29,6 +29,7 @@ import yaml
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from harness import fail, run  # noqa: E402
+import doclib  # noqa: E402
 
 SECTIONS = ("kuberay", "lifecycle", "images", "quota", "rules")
 HEADER = "apiVersion: rayjob-guard.io/v1\nkind: Policy\n"
@@ -48,20 +49,11 @@ def rjg(*argv, stdin=None):
 
 
 def doc_files():
-    if ARGS.docs:
-        return ARGS.docs
-    root = ARGS.source_dir
-    docs = os.path.join(root, "docs")
-    return [os.path.join(root, "README.md"), os.path.join(root, "CONTRIBUTING.md")] + sorted(
-        os.path.join(docs, f) for f in os.listdir(docs) if f.endswith(".md"))
+    return doclib.doc_files(ARGS.source_dir, ARGS.docs)
 
 
 def rule_ids():
-    code, _, err = rjg("policy", "validate", "-", stdin=(HEADER + "rules: {no-such-rule: warn}\n").encode())
-    m = re.search(r"expected one of: ([a-z, -]+)", err)
-    if code != 2 or not m:
-        fail(f"policy validate did not list the rule ids: exit {code}: {err}")
-    return [r.strip() for r in m.group(1).split(",") if r.strip()]
+    return doclib.rule_ids(ARGS.binary)
 
 
 SPAN = re.compile(r"^(" + "|".join(SECTIONS) + r")((?:\.[\w<>/-]+)*): (.+)$")
