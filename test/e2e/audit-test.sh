@@ -74,21 +74,7 @@ k apply -f "$repo/manifests/audit/serviceaccount.yaml" -f "$repo/manifests/audit
 # The shipped CronJob is valid batch/v1 as this apiserver reads it (strict field validation).
 k apply --dry-run=server --validate=strict -f "$repo/manifests/audit/cronjob.yaml" >/dev/null ||
   fail "manifests/audit/cronjob.yaml is refused by the apiserver"
-(umask 077; k create token rayjob-guard-audit -n rayjob-guard --duration=1h >"$work/audit.token")
-cat >"$work/audit.kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster: {server: "$APISERVER_URL", certificate-authority: "$APISERVER_CA"}
-users:
-- name: auditor
-  user: {tokenFile: "$work/audit.token"}
-contexts:
-- name: e2e
-  context: {cluster: e2e, user: auditor}
-current-context: e2e
-KC
+e2e_sa_kubeconfig rayjob-guard-audit audit
 a() { "$KUBECTL" --kubeconfig "$work/audit.kubeconfig" "$@"; }
 [[ $(a auth can-i list rayjobs.ray.io --all-namespaces) == yes ]] || fail "the auditor cannot list rayjobs"
 [[ $(a auth can-i list pods --all-namespaces) == yes ]] || fail "the auditor cannot list pods"

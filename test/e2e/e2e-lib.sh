@@ -1,7 +1,8 @@
 # e2e-lib.sh: what the end-to-end scripts that bring up a cluster of their own share
 # (audit-test.sh, live-quota-test.sh, logins-test.sh, reaper-quota-test.sh): their arguments,
-# their work directory, say, test/harness/harness.sh (fail, need, wait_for, stop_pid, with the
-# prefix [NAME] from e2e_setup), and one cleanup that stops what they started, by PID, also on failure. Sourced:
+# their work directory, say, a ServiceAccount's kubeconfig (e2e_sa_kubeconfig),
+# test/harness/harness.sh (fail, need, wait_for, stop_pid, with the prefix [NAME] from
+# e2e_setup), and one cleanup that stops what they started, by PID, also on failure. Sourced:
 #
 #   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 #   . "$here/e2e-lib.sh"
@@ -33,6 +34,29 @@ e2e_print_files() {
     tail -c 4000 "$f" >&2 || true
     echo >&2
   done
+}
+
+# e2e_sa_kubeconfig SA NAME: a TokenRequest token (1 h) for ServiceAccount SA of namespace
+# rayjob-guard, as a projected token volume gives the pod, in $work/NAME.token, and a kubeconfig
+# that reads it (tokenFile) in $work/NAME.kubeconfig. Uses the script's k (kubectl as admin),
+# APISERVER_URL and APISERVER_CA.
+e2e_sa_kubeconfig() {
+  local sa=$1 name=$2
+  (umask 077; k create token "$sa" -n rayjob-guard --duration=1h >"$work/$name.token")
+  cat >"$work/$name.kubeconfig" <<KC
+apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster: {server: "$APISERVER_URL", certificate-authority: "$APISERVER_CA"}
+users:
+- name: $name
+  user: {tokenFile: "$work/$name.token"}
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: $name}
+current-context: e2e
+KC
 }
 
 e2e_setup() {

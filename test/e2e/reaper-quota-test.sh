@@ -84,22 +84,7 @@ for d in docs:
         d["spec"]["suspend"] = True
 yaml.safe_dump_all(docs, sys.stdout)' >"$work/reaper-rbac.yaml"
 k apply -f "$work/reaper-rbac.yaml"
-# A TokenRequest token for the ServiceAccount, as a projected token volume would give the pod.
-(umask 077; k create token rayjob-guard-reaper -n rayjob-guard --duration=1h >"$work/reaper.token")
-cat >"$work/reaper.kubeconfig" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster: {server: "$APISERVER_URL", certificate-authority: "$APISERVER_CA"}
-users:
-- name: reaper
-  user: {tokenFile: "$work/reaper.token"}
-contexts:
-- name: e2e
-  context: {cluster: e2e, user: reaper}
-current-context: e2e
-KC
+e2e_sa_kubeconfig rayjob-guard-reaper reaper
 r() { "$KUBECTL" --kubeconfig "$work/reaper.kubeconfig" "$@"; }
 [[ $(r auth can-i delete rayjobs.ray.io -n tenant-a) == yes ]] || fail "reaper cannot delete rayjobs"
 [[ $(r auth can-i list rayjobs.ray.io --all-namespaces) == yes ]] || fail "reaper cannot list rayjobs"
