@@ -1,6 +1,6 @@
 # e2e-lib.sh: what the end-to-end scripts that bring up a cluster of their own share
 # (audit-test.sh, live-quota-test.sh, logins-test.sh, reaper-quota-test.sh): their arguments,
-# their work directory, say, a ServiceAccount's kubeconfig (e2e_sa_kubeconfig),
+# their work directory, say, kubeconfigs (e2e_kubeconfig, e2e_sa_kubeconfig),
 # test/harness/harness.sh (fail, need, wait_for, stop_pid, with the prefix [NAME] from
 # e2e_setup), and one cleanup that stops what they started, by PID, also on failure. Sourced:
 #
@@ -36,27 +36,35 @@ e2e_print_files() {
   done
 }
 
-# e2e_sa_kubeconfig SA NAME: a TokenRequest token (1 h) for ServiceAccount SA of namespace
-# rayjob-guard, as a projected token volume gives the pod, in $work/NAME.token, and a kubeconfig
-# that reads it (tokenFile) in $work/NAME.kubeconfig. Uses the script's k (kubectl as admin),
-# APISERVER_URL and APISERVER_CA.
-e2e_sa_kubeconfig() {
-  local sa=$1 name=$2
-  (umask 077; k create token "$sa" -n rayjob-guard --duration=1h >"$work/$name.token")
-  cat >"$work/$name.kubeconfig" <<KC
+# e2e_kubeconfig FILE USER [CONTEXT]: a kubeconfig in FILE for this cluster (APISERVER_URL,
+# APISERVER_CA) whose one user (u-CONTEXT, context CONTEXT, default c) logs in as USER, a YAML
+# flow mapping ("{token: ...}", "{tokenFile: ...}", "{exec: {...}}"); relative paths in USER are
+# read from FILE's folder.
+e2e_kubeconfig() {
+  local file=$1 user=$2 context=${3:-c}
+  cat >"$file" <<KC
 apiVersion: v1
 kind: Config
 clusters:
 - name: e2e
   cluster: {server: "$APISERVER_URL", certificate-authority: "$APISERVER_CA"}
 users:
-- name: $name
-  user: {tokenFile: "$work/$name.token"}
+- name: u-$context
+  user: $user
 contexts:
-- name: e2e
-  context: {cluster: e2e, user: $name}
-current-context: e2e
+- name: $context
+  context: {cluster: e2e, user: u-$context}
+current-context: $context
 KC
+}
+
+# e2e_sa_kubeconfig SA NAME: a TokenRequest token (1 h) for ServiceAccount SA of namespace
+# rayjob-guard, as a projected token volume gives the pod, in $work/NAME.token, and a kubeconfig
+# that reads it (tokenFile) in $work/NAME.kubeconfig. Uses the script's k (kubectl as admin).
+e2e_sa_kubeconfig() {
+  local sa=$1 name=$2
+  (umask 077; k create token "$sa" -n rayjob-guard --duration=1h >"$work/$name.token")
+  e2e_kubeconfig "$work/$name.kubeconfig" "{tokenFile: \"$work/$name.token\"}" "$name"
 }
 
 e2e_setup() {

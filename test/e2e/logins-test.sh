@@ -51,25 +51,6 @@ for role in rjg-login rjg-login-delete; do
     --group=login-group --serviceaccount=logins:rotator >/dev/null
 done
 
-# kubeconfig FILE USER-YAML [CONTEXT]: one cluster (the CA by absolute path), one user, one context.
-kubeconfig() {
-  local file=$1 user=$2 context=${3:-c}
-  cat >"$file" <<KC
-apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster: {server: "$APISERVER_URL", certificate-authority: "$APISERVER_CA"}
-users:
-- name: u-$context
-  user: $user
-contexts:
-- name: $context
-  context: {cluster: e2e, user: u-$context}
-current-context: $context
-KC
-}
-
 # allowed NAME ARGS...: audit and reap, both exit 0, with this login.
 allowed() {
   local name=$1
@@ -97,9 +78,9 @@ refused() {
 
 say "token"
 sa_token=$(k create token rotator -n logins --duration=1h)
-kubeconfig "$work/kc/token" "{token: $sa_token}"
+e2e_kubeconfig "$work/kc/token" "{token: $sa_token}"
 allowed token --kubeconfig "$work/kc/token"
-kubeconfig "$work/kc/bad-token" "{token: not-a-token}"
+e2e_kubeconfig "$work/kc/bad-token" "{token: not-a-token}"
 refused bad-token 401 --kubeconfig "$work/kc/bad-token"
 
 say "client certificate: files with relative paths, and data"
@@ -110,12 +91,12 @@ mint_client() {  # mint_client NAME CN O
     -CAcreateserial -days 1 -out "$work/kc/$1.crt" 2>/dev/null
 }
 mint_client login-user login-user staff
-kubeconfig "$work/kc/cert" "{client-certificate: login-user.crt, client-key: login-user.key}"
+e2e_kubeconfig "$work/kc/cert" "{client-certificate: login-user.crt, client-key: login-user.key}"
 allowed cert-files --kubeconfig "$work/kc/cert"
-kubeconfig "$work/kc/cert-data" "{client-certificate-data: $(base64 -w0 "$work/kc/login-user.crt"), client-key-data: $(base64 -w0 "$work/kc/login-user.key")}"
+e2e_kubeconfig "$work/kc/cert-data" "{client-certificate-data: $(base64 -w0 "$work/kc/login-user.crt"), client-key-data: $(base64 -w0 "$work/kc/login-user.key")}"
 allowed cert-data --kubeconfig "$work/kc/cert-data"
 mint_client stranger stranger nobody
-kubeconfig "$work/kc/stranger" "{client-certificate: stranger.crt, client-key: stranger.key}"
+e2e_kubeconfig "$work/kc/stranger" "{client-certificate: stranger.crt, client-key: stranger.key}"
 refused stranger-cert 403 --kubeconfig "$work/kc/stranger"
 
 say "exec plugin: cached until it expires, run again after"
@@ -135,7 +116,7 @@ printf '%s' "$sa_token" >"$work/kc/plugin-token"
 exec_user() {  # exec_user TTL COUNT_FILE
   echo "{exec: {apiVersion: client.authentication.k8s.io/v1, command: ./plugin.sh, interactiveMode: Never, env: [{name: TOKEN_FILE, value: '$work/kc/plugin-token'}, {name: TTL, value: '$1'}, {name: COUNT_FILE, value: '$2'}]}}"
 }
-kubeconfig "$work/kc/exec" "$(exec_user "" "$work/out/exec-once.count")"
+e2e_kubeconfig "$work/kc/exec" "$(exec_user "" "$work/out/exec-once.count")"
 allowed exec --kubeconfig "$work/kc/exec"
 
 # interval_runs NAME SECONDS ARGS...: runs reap --interval 1 for SECONDS, then stops it by PID;
@@ -156,14 +137,14 @@ interval_runs() {
   echo "$passes"
 }
 : >"$work/out/exec-fixed.count"
-kubeconfig "$work/kc/exec-fixed" "$(exec_user "" "$work/out/exec-fixed.count")"
+e2e_kubeconfig "$work/kc/exec-fixed" "$(exec_user "" "$work/out/exec-fixed.count")"
 passes=$(interval_runs exec-fixed 4 --kubeconfig "$work/kc/exec-fixed")
 runs=$(wc -l <"$work/out/exec-fixed.count")
 echo "  exec without expiry: $passes passes, $runs plugin run(s)"
 ((passes >= 3 && runs == 1)) || fail "exec without expiry: want >= 3 passes and 1 run"
 
 : >"$work/out/exec-expiring.count"
-kubeconfig "$work/kc/exec-expiring" "$(exec_user 2 "$work/out/exec-expiring.count")"
+e2e_kubeconfig "$work/kc/exec-expiring" "$(exec_user 2 "$work/out/exec-expiring.count")"
 passes=$(interval_runs exec-expiring 7 --kubeconfig "$work/kc/exec-expiring")
 runs=$(wc -l <"$work/out/exec-expiring.count")
 echo "  exec expiring every 2 s: $passes passes, $runs plugin runs"
@@ -179,9 +160,9 @@ key=\$(awk 'BEGIN{ORS="\\\\n"} {print}' "$work/kc/login-user.key")
 printf '{"apiVersion":"client.authentication.k8s.io/v1beta1","kind":"ExecCredential","status":{"clientCertificateData":"%s","clientKeyData":"%s"}}\n' "\$crt" "\$key"
 SH
 chmod +x "$work/kc/cert-plugin.sh"
-kubeconfig "$work/kc/exec-cert" "{exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: $work/kc/cert-plugin.sh}}"
+e2e_kubeconfig "$work/kc/exec-cert" "{exec: {apiVersion: client.authentication.k8s.io/v1beta1, command: $work/kc/cert-plugin.sh}}"
 allowed exec-cert --kubeconfig "$work/kc/exec-cert"
-kubeconfig "$work/kc/exec-missing" "{exec: {apiVersion: client.authentication.k8s.io/v1, command: rjg-no-such-plugin, interactiveMode: Never, installHint: 'install rjg-no-such-plugin first'}}"
+e2e_kubeconfig "$work/kc/exec-missing" "{exec: {apiVersion: client.authentication.k8s.io/v1, command: rjg-no-such-plugin, interactiveMode: Never, installHint: 'install rjg-no-such-plugin first'}}"
 rc=0
 "$binary" audit -n logins --kubeconfig "$work/kc/exec-missing" >"$work/out/exec-missing" 2>&1 || rc=$?
 ((rc == 2)) && grep -q 'install rjg-no-such-plugin first' "$work/out/exec-missing" ||
@@ -189,7 +170,7 @@ rc=0
 
 say "tokenFile: rotated under a running reap --interval"
 printf '%s\n' "$(k create token rotator -n logins --duration=1h)" >"$work/kc/rotating-token"
-kubeconfig "$work/kc/rotating" "{tokenFile: rotating-token}"
+e2e_kubeconfig "$work/kc/rotating" "{tokenFile: rotating-token}"
 "$binary" reap --interval 1 --dry-run -n logins --kubeconfig "$work/kc/rotating" \
   >"$work/out/rotating.reap" 2>&1 &
 reaper_pid=$!
@@ -216,7 +197,7 @@ echo "  tokenFile: refused while the token was dead, allowed again after the rot
 
 say "merged \$KUBECONFIG and --context"
 sa_token=$(k create token rotator -n logins --duration=1h)  # the ServiceAccount was replaced
-kubeconfig "$work/kc/merge-a" "{token: not-a-token}" bad
+e2e_kubeconfig "$work/kc/merge-a" "{token: not-a-token}" bad
 cat >"$work/kc/merge-b" <<KC
 users:
 - name: u-good
@@ -232,7 +213,7 @@ KUBECONFIG="$work/kc/absent:$work/kc/merge-a:$work/kc/merge-b" allowed merged-co
 
 say "~/.kube/config when \$KUBECONFIG is unset"
 mkdir -p "$work/home/.kube"
-kubeconfig "$work/home/.kube/config" "{token: $sa_token}"
+e2e_kubeconfig "$work/home/.kube/config" "{token: $sa_token}"
 (unset KUBECONFIG; HOME=$work/home allowed home)
 
 passed=1
