@@ -13,6 +13,7 @@
 # set -euo pipefail. The ship scripts (certs/, scripts/) do not source it: users run them without
 # the test tree.
 
+_harness_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 HARNESS_NAME=""
 HARNESS_STYLE=bracket
 
@@ -66,17 +67,13 @@ need() {
   done
 }
 
-# free_ports N [HOST]: prints N distinct free TCP ports of HOST (an IPv4 address, default 127.0.0.1)
-# on one line.
-# They are bound all at once, so no two are the same: ports found one call at a time can repeat
-# (the kernel may hand a port just released to the next caller), and two servers then fight for
-# one port while the loser's /healthz is answered by the winner.
+# free_ports N [HOST]: prints N distinct free TCP ports of HOST (default 127.0.0.1) on one line:
+# the Python harness's free_ports (test/harness/net.py), which binds them all at once so that no
+# two are the same.
 free_ports() {
-  python3 -c 'import socket, sys
-socks = [socket.socket() for _ in range(int(sys.argv[1]))]
-for s in socks:
-    s.bind((sys.argv[2], 0))
-print(*(s.getsockname()[1] for s in socks))' "$1" "${2:-127.0.0.1}"
+  PYTHONPATH="$_harness_dir/..${PYTHONPATH:+:$PYTHONPATH}" python3 -c 'import sys
+from harness.net import free_ports
+print(*free_ports(int(sys.argv[1]), sys.argv[2]))' "$1" "${2:-127.0.0.1}"
 }
 
 # wait_for SECONDS DESCRIPTION COMMAND...: returns once COMMAND succeeds (its output hidden),
