@@ -48,23 +48,14 @@ import yaml
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
-from harness import Cluster, check, fail, read_env, run, start, stop, wait_for_file  # noqa: E402
+from harness import Cluster, check, fail, pinned, read_env, run, start, stop, wait_for_file  # noqa: E402
 
 REPO = HERE.parent.parent
-PEERS = REPO / "test" / "peers" / "versions.env"
 CASES = HERE / "cases"
 EXPECTED = HERE / "expected"
 IDENTITIES = ("notebook", "api")
 WEBHOOK_NAME = "vrayjob.rayjob-guard.io"
 YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def pinned(key: str) -> str:
-    """A version pinned in test/peers/versions.env."""
-    for line in PEERS.read_text().splitlines():
-        if line.startswith(key + "="):
-            return line.split("=", 1)[1].strip()
-    fail(f"{key} is not pinned in {PEERS.relative_to(REPO)}")
 
 
 class E2ECluster(Cluster):

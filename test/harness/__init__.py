@@ -14,6 +14,7 @@ Offers, from its modules:
   cluster: Cluster(dir), the control plane of test/e2e/cluster.sh (up, down, kubectl as an
            identity, webhook.sh); read_env(path)
   https:   https_server(handler, cert, key), a TLS http.server on 127.0.0.1 port 0 for a stand-in
+  pins:    pinned_versions() -> dict of test/peers/versions.env; pinned(key), one pin (an unpinned key fails)
 
 A script in test/<area>/ imports it with a two-line prelude that puts test/ on sys.path:
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -24,10 +25,11 @@ from .checks import Failed, check, check_equal, checks_passed, fail
 from .cluster import Cluster, read_env
 from .https import https_server
 from .net import free_port, free_ports, http_ok
+from .pins import pinned, pinned_versions
 from .procs import Completed, command_line, run, start, stop, wait_for_file, wait_until
 from .serve import Serve, cluster_quota_flags, mint_certs
 from .tools import need
 
 __all__ = ["Cluster", "Completed", "Failed", "Serve", "check", "check_equal", "checks_passed",
            "cluster_quota_flags", "command_line", "fail", "free_port", "free_ports", "http_ok",
-           "https_server", "mint_certs", "need", "read_env", "run", "start", "stop", "wait_for_file", "wait_until"]
+           "https_server", "mint_certs", "need", "pinned", "pinned_versions", "read_env", "run", "start", "stop", "wait_for_file", "wait_until"]

@@ -17,8 +17,8 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from harness import (Cluster, check, check_equal, checks_passed, command_line,  # noqa: E402
-                     free_port, free_ports, http_ok, https_server, mint_certs, read_env, run,
-                     start, stop, wait_for_file, wait_until)
+                     free_port, free_ports, http_ok, https_server, mint_certs, pinned,
+                     pinned_versions, read_env, run, start, stop, wait_for_file, wait_until)
 
 
 def child(statement):
@@ -112,12 +112,25 @@ def check_cluster(work):
           f"Cluster.script() fails the test naming the script: exit {code}: {err}")
 
 
+def check_pins(work):
+    env = os.path.join(work, "versions.env")
+    with open(env, "w") as f:
+        f.write("# A=commented\n\nKUBERNETES_VERSION=v1.37.2\nLIST=a,b\nEMPTY=\n")
+    check_equal(pinned_versions(env), {"KUBERNETES_VERSION": "v1.37.2", "LIST": "a,b", "EMPTY": ""},
+                "pinned_versions() skips comments and blank lines")
+    check_equal(pinned("LIST", env), "a,b", "pinned() returns one pin")
+    expect_failure(f"pinned('A', {env!r})", "A is not pinned in test/peers/versions.env")
+    check(pinned("KUBERNETES_VERSION").startswith("v1."),
+          "pinned() reads test/peers/versions.env by default")
+
+
 def main():
     work = os.path.abspath(sys.argv[1])
     os.makedirs(work, exist_ok=True)
     check_net()
     check_https(work)
     check_cluster(work)
+    check_pins(work)
 
     check_equal(run(["sh", "-c", "echo out; echo err >&2; exit 3"]), (3, "out\n", "err\n"),
                 "run() returns (code, stdout, stderr) as str")

@@ -32,7 +32,7 @@ REPO, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import fail  # noqa: E402
+from harness import fail, pinned_versions  # noqa: E402
 import podid  # noqa: E402
 
 ASSERT = os.path.join(REPO, "images", "ray", "assert-pod-identity.py")
@@ -203,7 +203,7 @@ def describe(row):
 
 
 def main():
-    pins = podid.versions(REPO)
+    pins = pinned_versions()
     matrix = [pair.split(":") for pair in pins["BOTOCORE_MATRIX"].split(",")]
     newest = matrix[-1][0]
     t0 = time.monotonic()

@@ -74,18 +74,6 @@ def cache_dir():
     return os.path.join(os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "rayjob-guard")
 
 
-def versions(repo):
-    """test/peers/versions.env as a dict."""
-    out = {}
-    with open(os.path.join(repo, "test", "peers", "versions.env"), encoding="utf-8") as f:
-        for line in f:
-            line = line.strip()
-            if line and not line.startswith("#") and "=" in line:
-                k, _, v = line.partition("=")
-                out[k] = v
-    return out
-
-
 def venv(repo, name, *requirements):
     """test/peers/venv.sh NAME REQ...: the cached venv's directory."""
     r = subprocess.run([os.path.join(repo, "test", "peers", "venv.sh"), name, *requirements],

@@ -28,7 +28,7 @@ REPO, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import fail  # noqa: E402
+from harness import fail, pinned_versions  # noqa: E402
 import podid  # noqa: E402
 
 DEBIAN = "localhost/rayjob-guard/debian:bookworm"
@@ -109,7 +109,7 @@ def main():
     if os.path.isdir(WORK):
         shutil.rmtree(WORK)
     os.makedirs(WORK)
-    pins = podid.versions(REPO)
+    pins = pinned_versions()
     t0 = time.monotonic()
     r = subprocess.run([os.path.join(REPO, "test", "ship", "debian_base.sh"), DEBIAN],
                        env=dict(os.environ, CONTAINERS_CONF=CONTAINERS_CONF), timeout=1800)

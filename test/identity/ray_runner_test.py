@@ -27,7 +27,7 @@ REPO, WORK = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import fail  # noqa: E402
+from harness import fail, pinned_versions  # noqa: E402
 import podid  # noqa: E402
 import rayhead  # noqa: E402
 
@@ -39,7 +39,7 @@ A, B = "tenant-a", "tenant-b"
 
 def tenant_venv(repo):
     """Ray as the tenant image has it: the stock pins, then images/ray/requirements.txt."""
-    pins = podid.versions(repo)
+    pins = pinned_versions()
     with open(os.path.join(repo, "images", "ray", "requirements.txt"), encoding="utf-8") as f:
         sdk = [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
     return podid.venv(repo, f"ray-{pins['RAY_VERSION']}-tenant", f"ray[default]=={pins['RAY_VERSION']}", *sdk), sdk
@@ -66,7 +66,7 @@ def main():
             port = env.expose(8265)
             with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/version", timeout=10) as r:
                 version = json.load(r).get("ray_version")
-            if version != podid.versions(REPO)["RAY_VERSION"]:
+            if version != pinned_versions()["RAY_VERSION"]:
                 fail(f"the head's dashboard, from the host, says ray_version {version!r}")
             print(f"ok: the head's job API is reachable from the host through env.expose (127.0.0.1:{port}, Ray {version})")
             old = env.rotate(A)

@@ -36,7 +36,7 @@ REPO, WORK, BINARY = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2]),
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import fail  # noqa: E402
+from harness import fail, pinned_versions  # noqa: E402
 import podid  # noqa: E402
 import rayhead  # noqa: E402
 
@@ -89,7 +89,7 @@ def main():
     print(f"docs' runtimeEnvYAML:\n{runtime_env_yaml}docs' notebook runtime_env: {notebook_env}")
     check_policy(runtime_env_yaml)
 
-    pins = podid.versions(REPO)
+    pins = pinned_versions()
     t0 = time.monotonic()
     stock = podid.venv(REPO, f"ray-{pins['RAY_VERSION']}", f"ray[default]=={pins['RAY_VERSION']}",
                        f"botocore=={pins['RAY_STOCK_BOTOCORE_VERSION']}", f"boto3=={pins['RAY_STOCK_BOTO3_VERSION']}")
