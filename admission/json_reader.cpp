@@ -384,6 +384,13 @@ Error type_error(const Path& path, const char* what, const Value& v) {
   return invalid_argument(where(path) + ": expected " + what + ", got " + type_name(v));
 }
 
+Error error_at(const Path& path, std::string_view what) {
+  std::string message = path.str();
+  message += ": ";
+  message += what;
+  return invalid_argument(std::move(message));
+}
+
 // RapidJSON's FindMember calls memcmp for every member whose name has the key's length, and
 // Kubernetes objects have many same-length names ("kind", "name", "spec"); comparing the first
 // byte first skips almost all of those calls (decoding looks up every field it reads).

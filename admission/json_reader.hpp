@@ -104,6 +104,9 @@ const char* type_name(const Value& v);
 // Returns an error "<path>: expected <what>, got <type of v>".
 Error type_error(const Path& path, const char* what, const Value& v);
 
+// Returns kInvalidArgument "<path>: <what>", for what a decoder refuses beyond a type.
+Error error_at(const Path& path, std::string_view what);
+
 // Returns member `key` of object `obj`, or nullptr when it is absent or JSON null (the apiserver
 // treats an explicit null like an absent optional field). REQUIRES: obj.IsObject().
 const Value* member(const Value& obj, std::string_view key);

@@ -10,12 +10,9 @@
 namespace rjg::admission {
 namespace {
 
+using json::error_at;
 using json::Path;
 using json::Value;
-
-Error at(const Path& path, const std::string& what) {
-  return invalid_argument(path.str() + ": " + what);
-}
 
 // `object` is an object of `kind` (or names none): checks it and returns ok.
 Status check_kind(const Value& object, const Path& path, std::string_view kind) {
@@ -28,7 +25,7 @@ Status check_kind(const Value& object, const Path& path, std::string_view kind) 
   std::optional<std::string> got;
   RJG_RETURN_IF_ERROR(json::read_string(object, "kind", path, got));
   if (got && *got != kind) {
-    return at(path.field("kind"), "expected " + std::string(kind) + ", got \"" + *got + "\"");
+    return error_at(path.field("kind"), "expected " + std::string(kind) + ", got \"" + *got + "\"");
   }
   return {};
 }
@@ -38,7 +35,7 @@ Status required_string(const Value& object, std::string_view key, const Path& pa
                        std::string& out) {
   RJG_RETURN_IF_ERROR(json::read_string(object, key, path, out));
   if (out.empty()) {
-    return at(path.field(key), "required string is missing");
+    return error_at(path.field(key), "required string is missing");
   }
   return {};
 }
@@ -62,7 +59,7 @@ Status decode_flavor(const Value& flavor, const Path& path, policy::ClusterQueue
     RJG_RETURN_IF_ERROR(required_string(r, "name", ip, q.resource));
     const Value* nominal = json::member(r, "nominalQuota");
     if (nominal == nullptr) {
-      return at(ip.field("nominalQuota"), "required quantity is missing");
+      return error_at(ip.field("nominalQuota"), "required quantity is missing");
     }
     const Path np = ip.field("nominalQuota");
     RJG_ASSIGN_OR_RETURN(q.nominal, decode_quantity(*nominal, np));

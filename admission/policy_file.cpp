@@ -28,6 +28,7 @@ extern const char* const kDefaultPolicyYaml;
 
 namespace {
 
+using json::error_at;
 using json::Path;
 using json::Value;
 using policy::LifecycleMode;
@@ -51,10 +52,6 @@ std::string_view mode_name(LifecycleMode m) {
   return "?";
 }
 
-Error at(const Path& path, const std::string& what) {
-  return invalid_argument(path.str() + ": " + what);
-}
-
 // Every key of `obj` must be in `known`.
 Status only_keys(const Value& obj, const Path& path,
                  std::initializer_list<std::string_view> known) {
@@ -70,7 +67,7 @@ Status only_keys(const Value& obj, const Path& path,
         list += list.empty() ? "" : ", ";
         list += x;
       }
-      return at(path.field(json::key_of(*it)), "unknown key; expected one of: " + list);
+      return error_at(path.field(json::key_of(*it)), "unknown key; expected one of: " + list);
     }
   }
   return {};
@@ -94,8 +91,8 @@ Status read_seconds(const Value& obj, std::string_view key, const Path& path, lo
     return {};
   }
   if (*v < min || *v > std::numeric_limits<std::int32_t>::max()) {
-    return at(path.field(key), "must be between " + std::to_string(min) + " and 2147483647, got " +
-                                   std::to_string(*v));
+    return error_at(path.field(key), "must be between " + std::to_string(min) +
+                                         " and 2147483647, got " + std::to_string(*v));
   }
   out = *v;
   return {};
@@ -105,7 +102,8 @@ Status read_seconds(const Value& obj, std::string_view key, const Path& path, lo
 Status check_pattern(const std::string& pattern, const Path& path) {
   const Status s = policy::check_glob_pattern(pattern);
   if (!s.ok()) {
-    return at(path, "pattern \"" + pattern + "\" can never match an image: " + s.error().message);
+    return error_at(path,
+                    "pattern \"" + pattern + "\" can never match an image: " + s.error().message);
   }
   return {};
 }
@@ -116,7 +114,7 @@ Status read_patterns(const Value& obj, std::string_view key, const Path& path,
   const Path list = path.field(key);
   for (std::size_t i = 0; i < out.size(); ++i) {
     if (out[i].empty()) {
-      return at(list.index(i), "an image pattern must not be empty");
+      return error_at(list.index(i), "an image pattern must not be empty");
     }
     RJG_RETURN_IF_ERROR(check_pattern(out[i], list.index(i)));
   }
@@ -135,7 +133,7 @@ Status read_min_version(const Value& obj, std::string_view key, const Path& path
     ok = ok && ((c >= '0' && c <= '9') || c == '.');
   }
   if (!ok || v->find("..") != std::string::npos) {
-    return at(path.field(key), "expected a version like \"1.34.41\", got \"" + *v + "\"");
+    return error_at(path.field(key), "expected a version like \"1.34.41\", got \"" + *v + "\"");
   }
   out = *v;
   return {};
@@ -164,7 +162,7 @@ Status decode_kuberay(const Value& k, const Path& path, policy::KubeRayConfig& o
       minor = number(std::string_view(text).substr(dot + 1));
     }
     if (major < 0 || minor < 0) {
-      return at(path.field("version"),
+      return error_at(path.field("version"),
                 "expected MAJOR.MINOR such as \"1.6\", got \"" + text + "\"");
     }
     if (!policy::kuberay::supported({major, minor})) {
@@ -229,7 +227,7 @@ Status read_mode(const Value& obj, std::string_view key, const Path& path,
     names += mode_name(m);
     ++i;
   }
-  return at(path.field(key), "expected " + names + ", got \"" + *text + "\"" +
+  return error_at(path.field(key), "expected " + names + ", got \"" + *text + "\"" +
                                  (why.empty() ? "" : " (" + std::string(why) + ")"));
 }
 
@@ -254,14 +252,14 @@ Status decode_lifecycle(const Value& l, const Path& path, policy::LifecycleConfi
   RJG_RETURN_IF_ERROR(read_seconds(l, "maxBackoffLimit", path, out.max_backoff_limit, 0));
   RJG_RETURN_IF_ERROR(json::read_bool(l, "allowClusterSelector", path, out.allow_cluster_selector));
   if (out.min_failed_ttl_seconds <= out.max_succeeded_ttl_seconds) {
-    return at(path.field("minFailedTTLSeconds"),
+    return error_at(path.field("minFailedTTLSeconds"),
               "must be greater than lifecycle.maxSucceededTTLSeconds (" +
                   std::to_string(out.max_succeeded_ttl_seconds) + "), got " +
                   std::to_string(out.min_failed_ttl_seconds) +
                   "; failed runs must stay longer than successful ones");
   }
   if (out.min_failed_ttl_seconds > out.max_failed_ttl_seconds) {
-    return at(path.field("maxFailedTTLSeconds"),
+    return error_at(path.field("maxFailedTTLSeconds"),
               "must be at least lifecycle.minFailedTTLSeconds (" +
                   std::to_string(out.min_failed_ttl_seconds) + "), got " +
                   std::to_string(out.max_failed_ttl_seconds));
@@ -299,11 +297,11 @@ Status decode_images(const Value& i, const Path& path, policy::ImagesConfig& out
       RJG_RETURN_IF_ERROR(json::read_string(e, "pattern", ep, entry.pattern));
       RJG_RETURN_IF_ERROR(json::read_string(e, "reason", ep, entry.reason));
       if (entry.pattern.empty()) {
-        return at(ep.field("pattern"), "required, a non-empty image pattern");
+        return error_at(ep.field("pattern"), "required, a non-empty image pattern");
       }
       RJG_RETURN_IF_ERROR(check_pattern(entry.pattern, ep.field("pattern")));
       if (entry.reason.empty()) {
-        return at(ep.field("reason"), "required: say why the image is refused");
+        return error_at(ep.field("reason"), "required: say why the image is refused");
       }
       out.deny.push_back(std::move(entry));
     }
@@ -318,7 +316,7 @@ Status decode_limits(const Value& obj, const Path& path, policy::QuotaLimits& ou
     const std::string key(json::key_of(*it));
     const Path kp = path.field(json::key_of(*it));
     if (!policy::is_supported_quota_key(key)) {
-      return at(kp,
+      return error_at(kp,
                 "unsupported quota key; use pods, count/pods, requests.cpu, requests.memory, "
                 "limits.cpu, limits.memory, requests.ephemeral-storage, "
                 "limits.ephemeral-storage or requests.<extended resource>");
@@ -333,10 +331,11 @@ Status decode_limits(const Value& obj, const Path& path, policy::QuotaLimits& ou
     }
     std::optional<policy::Quantity> q = policy::Quantity::parse(text);
     if (!q) {
-      return at(kp, "\"" + text + "\" is not a Kubernetes quantity (e.g. \"16\", 500m, 64Gi)");
+      return error_at(kp,
+                      "\"" + text + "\" is not a Kubernetes quantity (e.g. \"16\", 500m, 64Gi)");
     }
     if (q->nanos() < 0) {
-      return at(kp, "must not be negative, got \"" + text + "\"");
+      return error_at(kp, "must not be negative, got \"" + text + "\"");
     }
     out[key] = *q;
   }
@@ -354,7 +353,7 @@ Status decode_local_queues(const Value& q, const Path& path,
     if (slash == std::string::npos ||
         !policy::is_dns1123_label(std::string_view(key).substr(0, slash)) ||
         !policy::is_dns1123_subdomain(std::string_view(key).substr(slash + 1))) {
-      return at(kp, "expected <namespace>/<LocalQueue name>, e.g. team-a/batch");
+      return error_at(kp, "expected <namespace>/<LocalQueue name>, e.g. team-a/batch");
     }
     if (!it->value.IsObject()) {
       return json::type_error(kp, "a mapping of quota keys to quantities", it->value);
@@ -364,7 +363,8 @@ Status decode_local_queues(const Value& q, const Path& path,
     for (const auto& [name, quantity] : limits) {
       const std::string canonical = policy::canonical_quota_key(name);
       if (canonical != "pods" && !canonical.starts_with("requests.")) {
-        return at(kp.field(name), "Kueue's quota counts requests and pods; use pods or requests.<resource>");
+        return error_at(kp.field(name),
+                        "Kueue's quota counts requests and pods; use pods or requests.<resource>");
       }
     }
     out[key] = std::move(limits);
@@ -400,7 +400,7 @@ Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) 
     } else if (*source == "cluster") {
       out.source = policy::QuotaConfig::Source::kCluster;
     } else {
-      return at(path.field("source"),
+      return error_at(path.field("source"),
                 "expected policy or cluster, got \"" + *source +
                     "\" (policy: quota.namespaces and quota.default; cluster: the namespace's "
                     "ResourceQuota objects)");
@@ -414,7 +414,7 @@ Status decode_quota(const Value& q, const Path& path, policy::QuotaConfig& out) 
     } else if (*unknown == "useDefault") {
       out.unknown_namespace = policy::QuotaConfig::UnknownNamespace::kUseDefault;
     } else {
-      return at(path.field("unknownNamespace"),
+      return error_at(path.field("unknownNamespace"),
                 "expected deny or useDefault, got \"" + *unknown + "\"");
     }
   }
@@ -450,13 +450,13 @@ Status decode_rules(const Value& r, const Path& path, policy::PolicyConfig& out)
         list += list.empty() ? "" : ", ";
         list += policy::rule_id_name(known);
       }
-      return at(rp, "unknown rule id; expected one of: " + list);
+      return error_at(rp, "unknown rule id; expected one of: " + list);
     }
     if (it->value.IsBool()) {
       // YAML 1.1 (kubectl's YAML, and ours) reads an unquoted `off` as the boolean false, so
       // false is the action off; true (`on`, `yes`) names no action and is refused.
       if (it->value.GetBool()) {
-        return at(rp, "true (YAML reads an unquoted on, yes, y or true so) is not an action; "
+        return error_at(rp, "true (YAML reads an unquoted on, yes, y or true so) is not an action; "
                       "write enforce, warn or off");
       }
       out.rule_actions[static_cast<std::size_t>(*id)] = RuleAction::kOff;
@@ -474,7 +474,7 @@ Status decode_rules(const Value& r, const Path& path, policy::PolicyConfig& out)
     } else if (action == "off") {
       a = RuleAction::kOff;
     } else {
-      return at(rp, "expected enforce, warn or off, got \"" + std::string(action) + "\"");
+      return error_at(rp, "expected enforce, warn or off, got \"" + std::string(action) + "\"");
     }
     out.rule_actions[static_cast<std::size_t>(*id)] = a;
   }

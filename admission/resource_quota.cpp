@@ -9,12 +9,9 @@
 namespace rjg::admission {
 namespace {
 
+using json::error_at;
 using json::Path;
 using json::Value;
-
-Error at(const Path& path, const std::string& what) {
-  return invalid_argument(path.str() + ": " + what);
-}
 
 // Kubernetes' IsIntegerResourceName, as far as a quota's hard keys go: the object counts it
 // lists, and `count/<resource>` (an extended resource name to it). Never more than it refuses.
@@ -36,7 +33,7 @@ Status decode_hard(const Value& hard, const Path& path, policy::QuotaLimits& out
     const Path kp = path.field(key);
     RJG_ASSIGN_OR_RETURN(const policy::Quantity q, decode_quantity(it->value, kp));
     if (integer_resource(key) && q.nanos() % 1'000'000'000 != 0) {
-      return at(kp, "must be an integer, got \"" + q.to_string() + "\"");
+      return error_at(kp, "must be an integer, got \"" + q.to_string() + "\"");
     }
     out.emplace(std::string(key), q);
   }
@@ -61,18 +58,19 @@ Status decode_scope_selector(const Value& selector, const Path& path,
     RJG_RETURN_IF_ERROR(json::read_string(e, "operator", ip, expr.op));
     RJG_RETURN_IF_ERROR(json::read_string_list(e, "values", ip, expr.values));
     if (expr.scope_name.empty()) {
-      return at(ip.field("scopeName"), "required string is missing");
+      return error_at(ip.field("scopeName"), "required string is missing");
     }
     if (expr.op == "In" || expr.op == "NotIn") {
       if (expr.values.empty()) {
-        return at(ip.field("values"), "must be at least one value when operator is " + expr.op);
+        return error_at(ip.field("values"),
+                        "must be at least one value when operator is " + expr.op);
       }
     } else if (expr.op == "Exists" || expr.op == "DoesNotExist") {
       if (!expr.values.empty()) {
-        return at(ip.field("values"), "must be no value when operator is " + expr.op);
+        return error_at(ip.field("values"), "must be no value when operator is " + expr.op);
       }
     } else {
-      return at(ip.field("operator"), "expected In, NotIn, Exists or DoesNotExist, got \"" +
+      return error_at(ip.field("operator"), "expected In, NotIn, Exists or DoesNotExist, got \"" +
                                           expr.op + "\"");
     }
     out.push_back(std::move(expr));
@@ -87,7 +85,7 @@ Status decode_metadata(const Value& object, const Path& path, DecodedResourceQuo
        {std::pair{"name", &out.spec.name}, std::pair{"namespace", &out.namespace_}}) {
     RJG_RETURN_IF_ERROR(json::read_string(*meta, key, mp, *value));
     if (value->empty()) {
-      return at(mp.field(key), "required string is missing");
+      return error_at(mp.field(key), "required string is missing");
     }
   }
   return {};
@@ -127,10 +125,11 @@ Result<policy::Quantity> decode_quantity(const json::Value& value, const json::P
   }
   const std::optional<policy::Quantity> q = policy::Quantity::parse(text);
   if (!q) {
-    return at(path, "\"" + text + "\" is not a Kubernetes quantity (e.g. \"16\", 500m, 64Gi)");
+    return error_at(path,
+                    "\"" + text + "\" is not a Kubernetes quantity (e.g. \"16\", 500m, 64Gi)");
   }
   if (*q < policy::Quantity()) {
-    return at(path, "must be greater than or equal to 0, got \"" + text + "\"");
+    return error_at(path, "must be greater than or equal to 0, got \"" + text + "\"");
   }
   return *q;
 }
@@ -148,7 +147,7 @@ Result<DecodedResourceQuota> decode_resource_quota(const json::Value& object,
     std::optional<std::string> got;
     RJG_RETURN_IF_ERROR(json::read_string(object, key, path, got));
     if (got && *got != want) {
-      return at(path.field(key), std::string("expected ") + want + ", got \"" + *got + "\"");
+      return error_at(path.field(key), std::string("expected ") + want + ", got \"" + *got + "\"");
     }
   }
   DecodedResourceQuota out;
