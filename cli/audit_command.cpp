@@ -266,14 +266,9 @@ int fail(const std::string& message) {
 int run_audit(const Args& args) {
   AuditArgs a;
   bool help = false;
-  if (const std::string err = parse(args, a, help); !err.empty()) {
-    std::fprintf(stderr, "rayjob-guard audit: %s\n%s", visible(err).c_str(), kAuditUsage);
-    return 2;
-  }
-  if (help) {
-    std::fputs(kAuditUsage, stdout);
-    std::fputs(kClusterFlagsHelp, stdout);
-    return 0;
+  const std::string err = parse(args, a, help);
+  if (const std::optional<int> code = usage_or_help("audit", err, help, kAuditUsage)) {
+    return *code;
   }
   // Retries are logged as warnings on stderr, like reap's; the report is stdout's alone.
   logging::init_logging(logging::LogFormat::kText, "warn");

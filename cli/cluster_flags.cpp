@@ -1,7 +1,25 @@
 // The shared cluster flags (see cluster_flags.hpp).
 #include "cli/cluster_flags.hpp"
 
+#include <cstdio>
+
+#include "common/visible_text.hpp"
+
 namespace rjg::cli {
+
+std::optional<int> usage_or_help(const char* command, const std::string& err, bool help,
+                                 const char* usage) {
+  if (!err.empty()) {
+    std::fprintf(stderr, "rayjob-guard %s: %s\n%s", command, visible(err).c_str(), usage);
+    return 2;
+  }
+  if (help) {
+    std::fputs(usage, stdout);
+    std::fputs(kClusterFlagsHelp, stdout);
+    return 0;
+  }
+  return std::nullopt;
+}
 
 void add_cluster_flags(std::vector<flags::Flag>& table, kube::ClusterFlags& out) {
   table.push_back({"--kubeconfig", "", true, flags::text(out.kubeconfig)});

@@ -4,6 +4,8 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "common/flags.hpp"
@@ -24,6 +26,12 @@ constexpr const char* kClusterFlagsHelp =
     "none of them holds a config. Logins: token, tokenFile (read again when it rotates), client\n"
     "certificate, exec plugin (client.authentication.k8s.io/v1 or v1beta1, run again when its\n"
     "credential expires or after a 401).\n";
+
+// The end of the flag parsing of a command that takes them (`reap`, `audit`). With `err` set:
+// prints "rayjob-guard <command>: <err>" and `usage` on stderr, returns 2. With `help`: prints
+// `usage` and kClusterFlagsHelp on stdout, returns 0. Otherwise returns nullopt: go on.
+std::optional<int> usage_or_help(const char* command, const std::string& err, bool help,
+                                 const char* usage);
 
 // Appends --kubeconfig, --context, --server, --token-file and --ca, stored into `out`.
 void add_cluster_flags(std::vector<flags::Flag>& table, kube::ClusterFlags& out);

@@ -123,14 +123,9 @@ bool wait_for_stop(long seconds, const sigset_t& set) {
 int run_reap(const Args& args) {
   ReapArgs a;
   bool help = false;
-  if (const std::string err = parse(args, a, help); !err.empty()) {
-    std::fprintf(stderr, "rayjob-guard reap: %s\n%s", visible(err).c_str(), kReapUsage);
-    return 2;
-  }
-  if (help) {
-    std::fputs(kReapUsage, stdout);
-    std::fputs(kClusterFlagsHelp, stdout);
-    return 0;
+  const std::string err = parse(args, a, help);
+  if (const std::optional<int> code = usage_or_help("reap", err, help, kReapUsage)) {
+    return *code;
   }
 
   // With --interval, SIGTERM/SIGINT are blocked in every thread and taken between passes
