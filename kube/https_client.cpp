@@ -100,6 +100,17 @@ error_code run_watch_step(asio::io_context& io, beast::tcp_stream& lowest, Start
 
 using SslStream = beast::ssl_stream<beast::tcp_stream>;
 
+// The status and Retry-After header of a response whose header has been read; no body.
+template <typename Body>
+HttpResponse head_of(const http::response<Body>& message) {
+  HttpResponse out;
+  out.status = static_cast<int>(message.result_int());
+  if (const auto it = message.find(http::field::retry_after); it != message.end()) {
+    out.retry_after = std::string(it->value());
+  }
+  return out;
+}
+
 // Reads the response header by `deadline`, then the body as it arrives: to `sink` for a 2xx
 // status, whole into the result otherwise.
 Result<HttpResponse> read_streamed(asio::io_context& io, SslStream& stream,
@@ -120,11 +131,7 @@ Result<HttpResponse> read_streamed(asio::io_context& io, SslStream& stream,
   if (ec) {
     return fail("read from", where, ec);
   }
-  HttpResponse out;
-  out.status = static_cast<int>(parser.get().result_int());
-  if (const auto it = parser.get().find(http::field::retry_after); it != parser.get().end()) {
-    out.retry_after = std::string(it->value());
-  }
+  HttpResponse out = head_of(parser.get());
   const bool ok = out.status >= 200 && out.status < 300;
   if (ok && !sink(std::string_view())) {  // the stream is open
     lowest.close();
@@ -315,12 +322,8 @@ Result<HttpResponse> HttpsClient::send_once(const HttpRequest& request, const Au
   if (ec) {
     return fail("read from", where, ec);
   }
-  HttpResponse out;
-  out.status = static_cast<int>(parser.get().result_int());
+  HttpResponse out = head_of(parser.get());
   out.body = std::move(parser.get().body());
-  if (const auto it = parser.get().find(http::field::retry_after); it != parser.get().end()) {
-    out.retry_after = std::string(it->value());
-  }
   // The response is complete; a peer that drops the connection instead of a clean TLS
   // shutdown costs nothing here, so the shutdown result is ignored.
   (void)run_step(

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "server/http_response.hpp"
 #include "server/router.hpp"
 
 namespace rjg::server {
@@ -61,18 +62,8 @@ class ProbeSession : public std::enable_shared_from_this<ProbeSession> {
     };
     Response response = route_probe(head, probe);
 
-    res_ = {};
-    res_.version(11);
-    res_.result(response.status);
-    res_.set(http::field::content_type, response.content_type);
-    for (const auto& [name, value] : response.headers) {
-      res_.set(name, value);
-    }
-    const bool head_only = req.method() == http::verb::head;
-    res_.body() = std::move(response.body);
-    res_.keep_alive(req.keep_alive());
-    res_.prepare_payload();
-    if (head_only) {
+    to_http(std::move(response), req.keep_alive(), res_);
+    if (req.method() == http::verb::head) {
       res_.body().clear();  // Content-Length stays that of the GET answer
     }
     stream_.expires_after(kProbeTimeout);

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 
+#include "server/http_response.hpp"
 #include "server/log.hpp"
 #include "server/router.hpp"
 
@@ -284,16 +285,7 @@ class TlsSession : public std::enable_shared_from_this<TlsSession>, public Drain
   void send(Response response, bool keep_alive) {
     state_.metrics.record_http(response.status);
     ++requests_;
-    res_ = {};
-    res_.version(11);
-    res_.result(response.status);
-    res_.set(http::field::content_type, response.content_type);
-    for (const auto& [name, value] : response.headers) {
-      res_.set(name, value);
-    }
-    res_.body() = std::move(response.body);
-    res_.keep_alive(keep_alive && !draining_ && !state_.closing.load());
-    res_.prepare_payload();
+    to_http(std::move(response), keep_alive && !draining_ && !state_.closing.load(), res_);
     // The write is posted, not started here: it runs after the handlers already queued on this
     // context, i.e. after the other connections whose requests arrived in the same epoll_wait
     // have been reviewed (the way Redis writes its replies just before it sleeps). Responses then
