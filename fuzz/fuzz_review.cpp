@@ -16,18 +16,12 @@
 #include "admission/policy_file.hpp"
 #include "admission/review.hpp"
 #include "common/result.hpp"
+#include "fuzz/default_policy.hpp"
 #include "fuzz/fuzz_check.hpp"
 
 namespace {
 
-const rjg::admission::LoadedPolicy& default_policy() {
-  static const rjg::admission::LoadedPolicy policy = [] {
-    auto loaded = rjg::admission::decode_policy(rjg::admission::default_policy_yaml());
-    FUZZ_CHECK(loaded.ok());
-    return std::move(loaded).value();
-  }();
-  return policy;
-}
+using rjg::fuzz::default_policy;
 
 const rapidjson::Value* get(const rapidjson::Value& obj, const char* key) {
   if (!obj.IsObject()) {
