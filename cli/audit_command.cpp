@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "admission/audit.hpp"
 #include "admission/json_to_yaml.hpp"
@@ -90,17 +91,9 @@ std::string parse(const Args& args, AuditArgs& out, bool& help) {
                           {"--grace", "", true, flags::whole(out.grace_seconds, 0, 31'536'000)},
                           {"--page-size", "", true, flags::whole(out.page_size, 1, 5000)},
                           {"--timeout", "", true, flags::whole(out.timeout_seconds, 1, 86400)}};
-  add_cluster_flags(table, out.cluster);
-  Result<flags::Parsed> parsed = flags::parse(args, table);
-  if (!parsed.ok()) {
-    return parsed.error().message;
-  }
-  help = parsed.value().help;
-  if (help) {
-    return "";
-  }
-  if (!parsed.value().positional.empty()) {
-    return "unexpected argument '" + parsed.value().positional.front() + "'";
+  if (std::string err = parse_with_cluster_flags(args, std::move(table), out.cluster, help);
+      !err.empty() || help) {
+    return err;
   }
   if (!out.export_file.empty()) {
     if (out.all_namespaces || !out.namespace_.empty() || out.write_reports ||

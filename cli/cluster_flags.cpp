@@ -29,6 +29,21 @@ void add_cluster_flags(std::vector<flags::Flag>& table, kube::ClusterFlags& out)
   table.push_back({"--ca", "", true, flags::text(out.ca_file)});
 }
 
+std::string parse_with_cluster_flags(const std::vector<std::string>& args,
+                                     std::vector<flags::Flag> table, kube::ClusterFlags& cluster,
+                                     bool& help) {
+  add_cluster_flags(table, cluster);
+  Result<flags::Parsed> parsed = flags::parse(args, table);
+  if (!parsed.ok()) {
+    return parsed.error().message;
+  }
+  help = parsed.value().help;
+  if (!help && !parsed.value().positional.empty()) {
+    return "unexpected argument '" + parsed.value().positional.front() + "'";
+  }
+  return "";
+}
+
 bool any_cluster_flag(const kube::ClusterFlags& f) {
   return !f.kubeconfig.empty() || !f.context.empty() || !f.server.empty() ||
          !f.token_file.empty() || !f.ca_file.empty();

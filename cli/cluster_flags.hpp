@@ -33,6 +33,13 @@ constexpr const char* kClusterFlagsHelp =
 std::optional<int> usage_or_help(const char* command, const std::string& err, bool help,
                                  const char* usage);
 
+// Parses `args` by `table` with the cluster flags appended (stored into `cluster`), as flags::parse.
+// Returns an error message ("" when none): the parser's, or "unexpected argument 'X'" for a
+// positional argument, which neither command takes. Sets `help` when --help or -h was given.
+std::string parse_with_cluster_flags(const std::vector<std::string>& args,
+                                     std::vector<flags::Flag> table, kube::ClusterFlags& cluster,
+                                     bool& help);
+
 // Appends --kubeconfig, --context, --server, --token-file and --ca, stored into `out`.
 void add_cluster_flags(std::vector<flags::Flag>& table, kube::ClusterFlags& out);
 

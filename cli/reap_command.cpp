@@ -12,6 +12,7 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "admission/policy_file.hpp"
 #include "cli/cluster_flags.hpp"
@@ -69,17 +70,9 @@ std::string parse(const Args& args, ReapArgs& out, bool& help) {
                           {"--page-size", "", true, flags::whole(out.page_size, 1, 5000)},
                           {"--timeout", "", true, flags::whole(out.timeout_seconds, 1, 86400)},
                           {"--log-level", "", true, flags::text(out.log_level)}};
-  add_cluster_flags(table, out.cluster);
-  Result<flags::Parsed> parsed = flags::parse(args, table);
-  if (!parsed.ok()) {
-    return parsed.error().message;
-  }
-  help = parsed.value().help;
-  if (help) {
-    return "";
-  }
-  if (!parsed.value().positional.empty()) {
-    return "unexpected argument '" + parsed.value().positional.front() + "'";
+  if (std::string err = parse_with_cluster_flags(args, std::move(table), out.cluster, help);
+      !err.empty() || help) {
+    return err;
   }
   if (interval > 0) {
     out.interval_seconds = interval;
