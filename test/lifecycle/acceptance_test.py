@@ -43,7 +43,7 @@ IDENTITY = os.path.join(REPO, "test", "identity")
 sys.path.insert(0, HERE)
 sys.path.insert(1, IDENTITY)
 sys.path.insert(0, os.path.join(HERE, ".."))
-from harness import Failed, fail, need, wait_until  # noqa: E402
+from harness import Failed, fail, need, pinned_versions, wait_until  # noqa: E402
 import lifecycle_test as lc  # noqa: E402
 import podid  # noqa: E402
 from lifecycle_test import parse_time, say  # noqa: E402
@@ -60,7 +60,7 @@ OPERATOR = "v1.6.2"
 def tenant_venv():
     """Ray as the tenant image has it: the stock pins, then images/ray/requirements.txt (the SDK
     that speaks EKS Pod Identity), as test/identity/ray_runner_test.py makes it."""
-    pins = podid.versions(REPO)
+    pins = pinned_versions()
     with open(os.path.join(REPO, "images", "ray", "requirements.txt"), encoding="utf-8") as f:
         sdk = [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
     return podid.venv(REPO, f"ray-{pins['RAY_VERSION']}-tenant", f"ray[default]=={pins['RAY_VERSION']}", *sdk)
