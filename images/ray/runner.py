@@ -3,7 +3,9 @@
 
     python runner.py --results s3://BUCKET/PREFIX/ [--endpoint-url URL] -- CMD [ARGS...]
 
-Runs CMD, passing its stdout and stderr through live, keeps a copy of both in temporary files
+Runs CMD, passing its stdout and stderr through live and line by line (where both streams land
+in one log, as in a Ray job's, a line of one is never cut by the other; a line without its end
+yet is passed on after LINE_WAIT), keeps a copy of both in temporary files
 in a temporary directory (memory stays bounded whatever the output size), and when CMD ends uploads beside the job's
 results under s3://BUCKET/PREFIX/:
 
@@ -30,6 +32,7 @@ import collections
 import datetime
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -47,6 +50,7 @@ TAIL_LINES = 200            # traceback.txt fallback: the last lines of stderr..
 MAX_LINE_BYTES = 4096       # ...each cut to this many bytes
 MAX_TRACEBACK_BYTES = 256 * 1024
 CHUNK = 64 * 1024
+LINE_WAIT = 0.1              # seconds a partial line waits for its end before it is passed on
 
 
 def utc_now():
@@ -74,10 +78,31 @@ def parse_s3_url(url):
     return bucket, prefix
 
 
-def pump(src, sink, spill):
-    """Copies the pipe `src` to `sink` (live) and to `spill` until EOF."""
+def pump(src, sink_fd, spill):
+    """Copies the pipe `src` to `spill` as read and to the file descriptor `sink_fd` in whole lines
+    (up to the last \\n or \\r read), one write each, until EOF. The other stream's pump writes to
+    the same log in a Ray job, and Python writes a traceback line in several pieces: forwarding raw
+    reads let a stdout line land inside a traceback line. A partial line is passed on when its end
+    has not come within LINE_WAIT (a prompt, a progress bar) or when it reaches CHUNK bytes."""
     fd = src.fileno()
+    pending = b""
+    sink_open = True
+
+    def forward(data):
+        nonlocal sink_open
+        while data and sink_open:
+            try:
+                data = data[os.write(sink_fd, data):]
+            except InterruptedError:
+                continue
+            except OSError:
+                sink_open = False  # our own stdout went away; keep the copy for the upload anyway
+
     while True:
+        if pending and not select.select([fd], [], [], LINE_WAIT)[0]:
+            forward(pending)
+            pending = b""
+            continue
         try:
             chunk = os.read(fd, CHUNK)
         except InterruptedError:
@@ -85,11 +110,13 @@ def pump(src, sink, spill):
         if not chunk:
             break
         spill.write(chunk)
-        try:
-            sink.write(chunk)
-            sink.flush()
-        except (BrokenPipeError, ValueError):
-            pass  # our own stdout went away; keep the copy for the upload anyway
+        data = pending + chunk
+        cut = max(data.rfind(b"\n"), data.rfind(b"\r")) + 1
+        if cut == 0 and len(data) >= CHUNK:
+            cut = len(data)
+        forward(data[:cut])
+        pending = data[cut:]
+    forward(pending)
     src.close()
 
 
@@ -166,9 +193,11 @@ def run(cmd, stdout_spill, stderr_spill):
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
         signal.signal(sig, forward)
+    sys.stdout.flush()
+    sys.stderr.flush()
     threads = [
-        threading.Thread(target=pump, args=(child.stdout, sys.stdout.buffer, stdout_spill), daemon=True),
-        threading.Thread(target=pump, args=(child.stderr, sys.stderr.buffer, stderr_spill), daemon=True),
+        threading.Thread(target=pump, args=(child.stdout, sys.stdout.fileno(), stdout_spill), daemon=True),
+        threading.Thread(target=pump, args=(child.stderr, sys.stderr.fileno(), stderr_spill), daemon=True),
     ]
     for t in threads:
         t.start()

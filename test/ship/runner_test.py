@@ -224,7 +224,29 @@ def main():
             fail(f"runner (pid {p.pid}) peak RSS {hwm_kib} KiB for 160 MiB of output: the output is held in memory")
         print(f"ok: 160 MiB stdout uploaded intact; the runner's own peak RSS (VmHWM of pid {p.pid}) {hwm_kib // 1024} MiB")
 
-        # 7. Bad arguments: exit 2 before anything runs.
+        # 7. Both streams in one log, as in a Ray job: a stderr line written in two pieces stays one
+        # line although a stdout line is written between the pieces, and a line with no end yet
+        # (a prompt) still shows within a second.
+        pieces = ("import sys, time\nsys.stderr.write('    par'); sys.stderr.flush()\n"
+                  "print('STDOUT LINE', flush=True)\ntime.sleep(0.03)\nsys.stderr.write('tial\\n')\n"
+                  "sys.stdout.write('prompt> '); sys.stdout.flush()\ntime.sleep(3)\n")
+        log_path = os.path.join(WORK, "one-log.txt")
+        with open(log_path, "wb") as one_log:
+            p = subprocess.Popen([PY, RUNNER, "--results", f"s3://{BUCKET}/tenant-a/run-lines/",
+                                  "--endpoint-url", f"http://127.0.0.1:{port}", "--", PY, "-c", pieces],
+                                 env=env_for(port), stdout=one_log, stderr=one_log)
+            time.sleep(1.5)
+            live = open(log_path, encoding="utf-8").read()
+            code, _ = wait_measured(p, timeout=60)
+        lines = open(log_path, encoding="utf-8").read().splitlines()
+        if code != 0 or "    partial" not in lines or "STDOUT LINE" not in lines:
+            fail(f"one log for both streams: exit {code}; a line was cut by the other stream: {lines}")
+        if not live.endswith("prompt> "):
+            fail(f"a line with no end yet did not show while the command ran: {live!r}")
+        print("ok: stdout and stderr in one log: a stderr line written in two pieces stays whole around "
+              "a stdout line; a prompt with no newline shows while the command runs")
+
+        # 8. Bad arguments: exit 2 before anything runs.
         for bad in (["--results", "https://x/", "--", "true"], ["--results", f"s3://{BUCKET}/p/"],
                     ["--results", "s3:///p/", "--", "true"]):
             r = subprocess.run([PY, RUNNER, *bad], env=env_for(port), capture_output=True, text=True, timeout=30)
