@@ -82,10 +82,12 @@ def pump(src, sink_fd, spill):
     """Copies the pipe `src` to `spill` as read and to the file descriptor `sink_fd` in whole lines
     (up to the last \\n or \\r read), one write each, until EOF. The other stream's pump writes to
     the same log in a Ray job, and Python writes a traceback line in several pieces: forwarding raw
-    reads let a stdout line land inside a traceback line. A partial line is passed on when its end
-    has not come within LINE_WAIT (a prompt, a progress bar) or when it reaches CHUNK bytes."""
+    reads let a stdout line land inside a traceback line. A partial line is passed on LINE_WAIT
+    after its first byte came when its end has not (a prompt, dots of progress), or when it reaches
+    CHUNK bytes."""
     fd = src.fileno()
     pending = b""
+    pending_since = 0.0  # when the first byte of `pending` was read
     sink_open = True
 
     def forward(data):
@@ -99,10 +101,12 @@ def pump(src, sink_fd, spill):
                 sink_open = False  # our own stdout went away; keep the copy for the upload anyway
 
     while True:
-        if pending and not select.select([fd], [], [], LINE_WAIT)[0]:
-            forward(pending)
-            pending = b""
-            continue
+        if pending:
+            left = pending_since + LINE_WAIT - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                forward(pending)
+                pending = b""
+                continue
         try:
             chunk = os.read(fd, CHUNK)
         except InterruptedError:
@@ -115,6 +119,8 @@ def pump(src, sink_fd, spill):
         if cut == 0 and len(data) >= CHUNK:
             cut = len(data)
         forward(data[:cut])
+        if not pending or cut > len(pending):
+            pending_since = time.monotonic()  # the bytes left over started after the last line end
         pending = data[cut:]
     forward(pending)
     src.close()
