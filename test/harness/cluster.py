@@ -36,7 +36,7 @@ def read_env(path):
         with open(path, encoding="utf-8") as f:
             for line in f:
                 key, eq, value = line.rstrip("\n").partition("=")
-                if eq:
+                if eq and not key.startswith("#"):
                     env[key] = value
     return env
 
