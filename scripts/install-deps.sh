@@ -21,6 +21,8 @@ test_packages=(
   wrk nghttp2-client nginx-light sslscan testssl.sh prometheus
   # fuzzing and sanitizers (clang's libFuzzer and runtimes)
   clang libclang-rt-14-dev
+  # instruction counts of review() (bench/instructions.sh, the bench.instructions test)
+  valgrind
   # container images without a Docker engine
   podman buildah debootstrap skopeo runc uidmap
   # node for the S3-compatible test server

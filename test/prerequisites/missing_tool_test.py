@@ -65,6 +65,8 @@ def rows(repo, binary, work):
          [f"{t}/identity/run.sh", "botocore_matrix_test.py", repo, os.path.join(work, "identity")]),
         ("lifecycle groups", "jq",
          [DEBIAN_PYTHON, f"{t}/lifecycle/lifecycle_test.py", "v16", "--binary", binary]),
+        ("bench.instructions", "valgrind",
+         [f"{repo}/bench/instructions.sh", "--binary", os.path.join(work, "no-benchmark")]),
         ("lifecycle.acceptance", "unshare",
          [DEBIAN_PYTHON, f"{t}/lifecycle/acceptance_test.py", "--binary", binary]),
     ]
