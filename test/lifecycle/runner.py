@@ -130,6 +130,7 @@ class Runner:
         self.submitters = {}  # pod uid -> dict(proc, name)
         self.claimed = set()  # pod uids being handled
         self.free_ips = [f"127.0.0.{i}" for i in range(10, 30)]
+        self.given_ports = set()  # every port handed to a head, never handed out again
         self.head_ips = {}    # "<cluster>.<ns>" -> ip, for the submitters
         self.stopping = threading.Event()
         # Every process group and head temp dir started and not yet cleaned up, so a shutdown
@@ -239,6 +240,19 @@ class Runner:
         else:
             log(f"{ns}/{name}: neither a head nor a submitter; left Pending")
 
+    def draw_ports(self, n):
+        """n free ports that no head of this runner was given before. Two heads starting at the
+        same moment each ask the kernel for free ports before either binds them, so both could be
+        given one port; a head that loses it can still pass its health check (seen: a RayJob whose
+        head was healthy and whose Ray job stayed PENDING for 300 s while another head started
+        beside it)."""
+        with self.lock:
+            while True:
+                ports = free_ports(n)
+                if self.given_ports.isdisjoint(ports):
+                    self.given_ports.update(ports)
+                    return ports
+
     def stop_pod(self, uid, what):
         with self.lock:
             h = self.heads.pop(uid, None)
@@ -312,11 +326,12 @@ class Runner:
             kept.append(w)
         if kept[:2] == ["ray", "start"]:
             kept = kept[2:]
-        # A port the kernel gave us may be taken before Ray binds it (another head starting at the
-        # same moment): a head not healthy after 120 s is stopped and started again on new ports.
+        # No two heads are given one port (draw_ports), but another process may still take a port
+        # before Ray binds it: a head not healthy after 120 s is stopped and started again on new
+        # ports.
         for attempt in (1, 2):
             (gcs, metrics, agent, agent_grpc, node_manager, object_manager, client, runtime_env,
-             dashboard_grpc) = free_ports(9)
+             dashboard_grpc) = self.draw_ports(9)
             ports = {
                 "--port": gcs, "--dashboard-port": 8265, "--metrics-export-port": metrics,
                 "--dashboard-agent-listen-port": agent, "--dashboard-agent-grpc-port": agent_grpc,
