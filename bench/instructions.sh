@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Instructions per review() and per tokenize of the same body (the parse stage's floor), counted by
-# callgrind: the deterministic companion of bench/review_benchmark.cpp's CPU times. On a shared
-# machine those move by up to a factor of two between runs of one binary; an instruction count
-# does not move at all, so two builds or two versions of a stage compare exactly. An instruction
+# callgrind: the steady companion of bench/review_benchmark.cpp's CPU times. On a shared machine
+# those move by up to a factor of two between runs of one binary; an instruction count moves by
+# less than 1 % (the benchmark's iteration count follows the clock, and with it how far the first
+# call's setup is spread), so two builds or two versions of a stage compare in one run each. An
+# instruction
 # is not a unit of time, though: the tokenizer retires more instructions per cycle than the
 # review's allocations and lookups do, so the CPU-time ratio stays the figure of record
 # (docs/performance.md).
@@ -11,7 +13,7 @@
 #
 # Prints a markdown table: for the small, typical and large review of the benchmark, instructions
 # per review() and per tokenize, and their ratio; then the stages of the typical review. Needs
-# valgrind and python3; takes about a minute.
+# valgrind and python3; takes about 10 seconds.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,13 +42,16 @@ profile() {
     "--benchmark_filter=^$1\$" >"$out/$1.log" 2>&1 || { cat "$out/$1.log" >&2; die "callgrind failed on $1"; }
 }
 
-# per_call BENCHMARK FUNCTION: instructions per call of FUNCTION (the start of its demangled
-# name, up to the parameter list), inclusive, in that benchmark's profile.
+# per_call BENCHMARK FUNCTION...: for each FUNCTION (the start of its demangled name, up to the
+# parameter list), its inclusive instructions per call in that benchmark's profile, one per line.
+# Fails naming any function the profile never calls.
 per_call() {
-  python3 - "$out/$1" "$2" <<'EOF'
+  python3 - "$out/$1" "${@:2}" <<'EOF'
 import re, sys
-path, prefix = sys.argv[1], sys.argv[2]
-names, calls, cost = {}, 0, 0
+path, prefixes = sys.argv[1], sys.argv[2:]
+patterns = {p: re.compile(re.escape(p) + r'(\[abi:\w+\])?\(') for p in prefixes}
+calls, cost = dict.fromkeys(prefixes, 0), dict.fromkeys(prefixes, 0)
+names = {}
 lines = open(path).read().splitlines()
 for i, line in enumerate(lines):
     m = re.match(r'c?fn=\((\d+)\)(?: (.*))?$', line)
@@ -54,14 +59,17 @@ for i, line in enumerate(lines):
         continue
     if m.group(2):
         names[m.group(1)] = m.group(2)
-    name = names.get(m.group(1), '')
-    if line.startswith('cfn=') and re.match(re.escape(prefix) + r'(\[abi:\w+\])?\(', name) \
-            and i + 2 < len(lines) and lines[i + 1].startswith('calls='):
-        calls += int(lines[i + 1].split('=')[1].split()[0])
-        cost += int(lines[i + 2].split()[1])
-if calls == 0:
-    sys.exit(f"no call of {prefix} in {path}")
-print(round(cost / calls))
+    if not line.startswith('cfn=') or i + 2 >= len(lines) or not lines[i + 1].startswith('calls='):
+        continue
+    for p, pattern in patterns.items():
+        if pattern.match(names.get(m.group(1), '')):
+            calls[p] += int(lines[i + 1].split('=')[1].split()[0])
+            cost[p] += int(lines[i + 2].split()[1])
+missing = [p for p in prefixes if calls[p] == 0]
+if missing:
+    sys.exit(f"no call of {', '.join(missing)} in {path}")
+for p in prefixes:
+    print(round(cost[p] / calls[p]))
 EOF
 }
 
@@ -79,19 +87,21 @@ for size in Small Typical Large; do
   printf '| %s | %d | %d | %.2f |\n' "${size,,}" "$review" "$tokenize" \
     "$(python3 -c "print($review / $tokenize)")"
 done
+
+# The stages of the typical review: the function counted, and its row in docs/performance.md.
+# shellcheck disable=SC2016  # the backquotes are markdown, printed as they are
+stages=(
+  'rjg::admission::json::parse_in_place|`json::parse_in_place`: byte check, copy, tokenize, DOM'
+  'rjg::admission::decode_rayjob|`decode_rayjob`: the model, runtimeEnvYAML included'
+  'rjg::admission::parse_runtime_env|of which `parse_runtime_env` (libyaml)'
+  'rjg::policy::evaluate|`policy::evaluate`'
+  'rjg::admission::encode_review|`encode_review`'
+)
+counts=$(per_call BM_ReviewTypical "${stages[@]%%|*}") || die "no figure for a stage of BM_ReviewTypical"
+mapfile -t counts <<<"$counts"
 echo
 echo "| stage of the typical review | instructions |"
 echo "|---|---:|"
-for stage in json::parse_in_place decode_rayjob parse_runtime_env policy::evaluate encode_review; do
-  case "$stage" in
-    policy::*) fn="rjg::$stage" ;;
-    *) fn="rjg::admission::$stage" ;;
-  esac
-  n=$(per_call BM_ReviewTypical "$fn") || die "no figure for $fn"
-  case "$stage" in
-    decode_rayjob) label="decode_rayjob (the model, runtimeEnvYAML included)" ;;
-    json::parse_in_place) label="json::parse_in_place (byte check, copy, DOM)" ;;
-    *) label=$stage ;;
-  esac
-  echo "| \`$label\` | $n |"
+for i in "${!stages[@]}"; do
+  echo "| ${stages[i]#*|} | ${counts[i]} |"
 done
