@@ -59,14 +59,6 @@ def log(msg):
     print(time.strftime("%H:%M:%S ", time.gmtime()) + msg, flush=True)
 
 
-def free_ports(n):
-    """n distinct ports nothing listens on at any address: Ray binds some of its ports (the
-    dashboard's gRPC port) on 0.0.0.0 whatever --node-ip-address says, so a port free on the
-    head's own 127.0.0.X alone may be another head's (seen: "Failed to bind to address
-    0.0.0.0:55025")."""
-    return harness.free_ports(n, host="")
-
-
 def port_free(host, port):
     """Whether nothing listens on host:port (another suite's Ray head, or relay, on the same
     127.0.0.X: the address list is the same in every runner on the machine)."""
@@ -241,14 +233,17 @@ class Runner:
             log(f"{ns}/{name}: neither a head nor a submitter; left Pending")
 
     def draw_ports(self, n):
-        """n free ports that no head of this runner was given before. Two heads starting at the
-        same moment each ask the kernel for free ports before either binds them, so both could be
-        given one port; a head that loses it can still pass its health check (seen: a RayJob whose
-        head was healthy and whose Ray job stayed PENDING for 300 s while another head started
-        beside it)."""
+        """n distinct ports nothing listens on at any address, none of them given to a head of this
+        runner before. Any address: Ray binds some of its ports (the dashboard's gRPC port) on
+        0.0.0.0 whatever --node-ip-address says, so a port free on the head's own 127.0.0.X alone
+        may be another head's (seen: "Failed to bind to address 0.0.0.0:55025"). Never given
+        before: two heads starting at the same moment each ask the kernel for free ports before
+        either binds them, so both could be given one port, and a head that loses it can still
+        pass its health check (seen: a RayJob whose head was healthy and whose Ray job stayed
+        PENDING for 300 s while another head started beside it)."""
         with self.lock:
             while True:
-                ports = free_ports(n)
+                ports = harness.free_ports(n, host="")
                 if self.given_ports.isdisjoint(ports):
                     self.given_ports.update(ports)
                     return ports
