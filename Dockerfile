@@ -29,7 +29,7 @@ ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       g++ cmake make binutils libboost-dev libssl-dev rapidjson-dev libspdlog-dev libfmt-dev \
-      libyaml-dev prometheus-cpp-dev libvalijson-dev \
+      libyaml-dev prometheus-cpp-dev libvalijson-dev libmimalloc-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . /src

@@ -9,6 +9,8 @@ build_packages=(
   libyaml-dev prometheus-cpp-dev libgtest-dev libgmock-dev googletest libbenchmark-dev
   # the policy's JSON schema (admission/policy.schema.json), validated by the binary
   libvalijson-dev
+  # the process allocator of the binary and the review benchmark (RJG_MIMALLOC)
+  libmimalloc-dev
 )
 test_packages=(
   # scripts and clients used by the test suites

@@ -594,6 +594,31 @@ def test_version():
     check(code == 2 and b"takes no arguments" in err, f"{code} {err!r}")
 
 
+def test_allocator():
+    # The dynamic loader's own account of where each library's malloc and free, and operator new,
+    # are bound (LD_DEBUG=bindings): all to mimalloc when the build links it (RJG_MIMALLOC, the
+    # release build), none to it when it does not (the sanitizer builds).
+    env = dict(os.environ, LD_DEBUG="bindings")
+    code, _, err = rjg("version", env=env)
+    check(code == 0, f"version: {code}")
+    bindings = re.findall(
+        rb"binding file (\S+) \[\d+\] to (\S+) \[\d+\]: normal symbol `(malloc|free|_Znwm)'", err)
+    check(len(bindings) > 0, f"no binding of malloc, free or operator new in {err[:400]!r}")
+    binary = os.path.realpath(ARGS.binary)
+    for user, provider, symbol in bindings:
+        provider = provider.decode()
+        where = f"{user.decode()}'s {symbol.decode()} bound to {provider}"
+        if ARGS.allocator == "system":
+            check("mimalloc" not in provider, where)
+        elif symbol == b"_Znwm":
+            check(os.path.realpath(provider) == binary, f"{where}, not to common/allocator.cpp's")
+        else:
+            check("libmimalloc" in provider, where)
+    libraries = {user for user, _, symbol in bindings if symbol == b"malloc"}
+    check(ARGS.allocator == "system" or any(b"libyaml" in u for u in libraries),
+          f"libyaml's malloc not among the bindings: {sorted(libraries)}")
+
+
 def test_output_vocabulary():
     # One -o vocabulary: text, json and yaml everywhere, then a command's own forms; anything
     # else refused in one wording that lists them.
@@ -634,6 +659,8 @@ def main():
     p.add_argument("--binary", required=True)
     p.add_argument("--golden", required=True)
     p.add_argument("--corpus", required=True)
+    p.add_argument("--allocator", choices=("mimalloc", "system"), required=True,
+                   help="the process allocator the build links (RJG_MIMALLOC)")
     p.add_argument("test")
     ARGS = p.parse_args()
     fn = globals().get("test_" + ARGS.test)
