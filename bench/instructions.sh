@@ -4,10 +4,9 @@
 # those move by up to a factor of two between runs of one binary; an instruction count moves by
 # less than 1 % (the benchmark's iteration count follows the clock, and with it how far the first
 # call's setup is spread), so two builds or two versions of a stage compare in one run each. An
-# instruction
-# is not a unit of time, though: the tokenizer retires more instructions per cycle than the
-# review's allocations and lookups do, so the CPU-time ratio stays the figure of record
-# (docs/performance.md).
+# instruction is not a unit of time, though: the tokenizer retires more instructions per cycle
+# than the review's allocations and lookups do, so the CPU-time ratio stays the figure of record
+# (docs/performance.md; bench/alternate.sh compares the CPU times of builds).
 #
 # usage: bench/instructions.sh [--binary PATH]   (default: build/bench/rjg_review_benchmark)
 #
