@@ -9,8 +9,9 @@
 #                           mimalloc=build/bench/rjg_review_benchmark
 #
 # Prints a markdown table: each benchmark's fastest CPU time in µs under each label; then, per
-# label, each review's time over its floor's (BM_ReviewTypical / BM_FloorTokenize ...), which
-# compares within one binary only (docs/performance.md says why). Defaults: 10 rounds, 0.2 s per
+# label, each review's time over its floor's (BM_ReviewTypical / BM_FloorTokenize ..., the pairs
+# the benchmark names in its output's context), which compares within one binary only
+# (docs/performance.md says why). Defaults: 10 rounds, 0.2 s per
 # benchmark, the three reviews and their floors. Needs taskset and python3.
 set -euo pipefail
 
@@ -59,10 +60,15 @@ out, labels = sys.argv[1], sys.argv[2:]
 units = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}
 fastest = {}  # (label, benchmark) -> µs
 names = []
+floors = {}  # (label, review benchmark) -> its floor's, from that binary's own context
 for label in labels:
     for path in glob.glob(os.path.join(out, f"{label}.*.json")):
         text = open(path).read()  # empty when the filter matched no benchmark
-        for b in json.loads(text)["benchmarks"] if text.strip() else []:
+        report = json.loads(text) if text.strip() else {"context": {}, "benchmarks": []}
+        for key, value in report["context"].items():
+            if key.startswith("floor of "):
+                floors[(label, key.removeprefix("floor of "))] = value
+        for b in report["benchmarks"]:
             if b.get("run_type") != "iteration" or b.get("error_occurred"):
                 continue
             us = b["cpu_time"] * units[b["time_unit"]]
@@ -77,11 +83,9 @@ print("|---|" + "---:|" * len(labels))
 for n in names:
     print(f"| {n} | " + " | ".join(f"{fastest[(l, n)]:.2f}" if (l, n) in fastest else "-"
                                    for l in labels) + " |")
-floors = {"BM_ReviewSmall": "BM_FloorTokenizeSmall", "BM_ReviewTypical": "BM_FloorTokenize",
-          "BM_ReviewLarge": "BM_FloorTokenizeLarge"}
 for l in labels:
     ratios = [f"{r.removeprefix('BM_Review').lower()} {fastest[(l, r)] / fastest[(l, f)]:.2f}"
-              for r, f in floors.items() if (l, r) in fastest and (l, f) in fastest]
+              for r in names if (f := floors.get((l, r))) and (l, r) in fastest and (l, f) in fastest]
     if ratios:
         print(f"\n{l}: review / floor: " + ", ".join(ratios))
 EOF
