@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -243,6 +244,16 @@ class RatioReporter : public benchmark::ConsoleReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // RatioReporter is a console reporter, and a display reporter given to RunSpecifiedBenchmarks
+  // overrides --benchmark_format: with json or csv asked for (bench/run-bench.sh reads json from
+  // stdout), the library's own reporter prints instead, and the ratios are left to the reader.
+  bool console = true;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg.starts_with("--benchmark_format=") && arg != "--benchmark_format=console") {
+      console = false;
+    }
+  }
   benchmark::Initialize(&argc, argv);
   std::vector<std::string> bodies;  // kept alive until the benchmarks have run
   bodies.reserve(static_cast<std::size_t>(argc));
@@ -280,7 +291,11 @@ int main(int argc, char** argv) {
   for (const std::string& name : file_names) {
     pair("review/" + name, "tokenize/" + name);
   }
-  benchmark::RunSpecifiedBenchmarks(&reporter);
+  if (console) {
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+  } else {
+    benchmark::RunSpecifiedBenchmarks();
+  }
   benchmark::Shutdown();
   return 0;
 }
