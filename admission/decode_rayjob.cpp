@@ -25,7 +25,7 @@ Status read_resource_list(const Value& obj, std::string_view key, const Path& pa
     return {};
   }
   const Path p = path.field(key);
-  // Sorted before they go into the FlatMap: inserting in document order is O(n^2) when the keys
+  // Sorted, then taken over by the FlatMap: inserting in document order is O(n^2) when the keys
   // descend (every insertion at the front). Keys are unique (read_object checked).
   std::vector<policy::ResourceList::value_type> entries;
   entries.reserve(list->MemberCount());
@@ -44,12 +44,7 @@ Status read_resource_list(const Value& obj, std::string_view key, const Path& pa
   }
   std::sort(entries.begin(), entries.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  policy::ResourceList result;
-  result.reserve(entries.size());
-  for (auto& [name, quantity] : entries) {
-    result.emplace(std::move(name), std::move(quantity));
-  }
-  out = std::move(result);
+  out = policy::ResourceList::from_sorted(std::move(entries));
   return {};
 }
 

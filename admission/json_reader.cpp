@@ -507,17 +507,17 @@ namespace {
 FlatMap<std::string> sorted_string_map(std::vector<const Value::Member*>& members) {
   // FlatMap keeps a sorted vector: inserting the members in document order costs O(n^2) when
   // their keys descend (every insertion at the front; seconds for a 1.4 MiB map of a request).
-  // Sorted first, every insertion is an append. Keys are unique (check_object ran).
+  // Sorted first, then taken over whole. Keys are unique (check_object ran).
   std::sort(members.begin(), members.end(), [](const Value::Member* a, const Value::Member* b) {
     return key_of(*a) < key_of(*b);
   });
-  FlatMap<std::string> m;
-  m.reserve(members.size());
+  std::vector<FlatMap<std::string>::value_type> entries;
+  entries.reserve(members.size());
   for (const Value::Member* member : members) {
-    m.emplace(key_of(*member),
-              std::string_view(member->value.GetString(), member->value.GetStringLength()));
+    entries.emplace_back(key_of(*member), std::string_view(member->value.GetString(),
+                                                           member->value.GetStringLength()));
   }
-  return m;
+  return FlatMap<std::string>::from_sorted(std::move(entries));
 }
 
 // The map at `key` type-checked in one pass, each subset of `keep` collected; `present` says

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cassert>
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
@@ -30,6 +31,17 @@ class FlatMap {
     for (const value_type& e : entries) {
       emplace(e.first, e.second);
     }
+  }
+
+  // Returns the map holding `entries`, whose keys must be sorted and unique (checked by assert):
+  // the vector is taken over, with no copy and no insertion.
+  static FlatMap from_sorted(std::vector<value_type> entries) {
+    assert(std::adjacent_find(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+             return !(a.first < b.first);
+           }) == entries.end());
+    FlatMap m;
+    m.entries_ = std::move(entries);
+    return m;
   }
 
   const_iterator begin() const { return entries_.begin(); }

@@ -66,6 +66,23 @@ TEST(FlatMap, OrdersKeysExactlyAsStdMap) {
   EXPECT_FALSE(flat.contains("\xc3"));
 }
 
+// from_sorted takes over entries already in key order: the same map as inserting them one by one.
+TEST(FlatMap, FromSortedIsTheMapOfItsEntries) {
+  std::vector<FlatMap<int>::value_type> entries = {
+      {"cpu", 1}, {"memory", 2}, {"nvidia.com/gpu", 3}, {"\xc3\xa9", 4}};
+  FlatMap<int> inserted;
+  for (const auto& [k, v] : entries) {
+    inserted.emplace(k, v);
+  }
+  const FlatMap<int> adopted = FlatMap<int>::from_sorted(std::move(entries));
+  EXPECT_EQ(adopted, inserted);
+  EXPECT_EQ(keys(adopted),
+            (std::vector<std::string>{"cpu", "memory", "nvidia.com/gpu", "\xc3\xa9"}));
+  EXPECT_EQ(adopted.at("memory"), 2);
+  EXPECT_FALSE(adopted.contains("gpu"));
+  EXPECT_TRUE(FlatMap<int>::from_sorted({}).empty());
+}
+
 TEST(FlatMap, InitializerListKeepsTheFirstOfRepeatedKeysLikeStdMap) {
   const FlatMap<int> m{{"b", 1}, {"a", 2}, {"b", 3}};
   EXPECT_EQ(keys(m), (std::vector<std::string>{"a", "b"}));
