@@ -48,8 +48,9 @@ std::string worker_group(int i) {
          container("ray-worker", "1", "2Gi") + "]}}}";
 }
 
-// A review whose object has `groups` worker groups and `annotations` padding annotations.
-std::string make_review(int groups, int annotations) {
+// A review whose object has `groups` worker groups and `annotations` padding annotations, and the
+// sample's runtimeEnvYAML unless `runtime_env` is false.
+std::string make_review(int groups, int annotations, bool runtime_env = true) {
   std::string ann;
   for (int i = 0; i < annotations; ++i) {
     ann += (i ? "," : "") + std::string(R"("example.com/note-)") + std::to_string(i) +
@@ -64,8 +65,10 @@ std::string make_review(int groups, int annotations) {
       R"("uid":"4a1f0e0c-0000-4000-8000-000000000001","resourceVersion":"1","generation":1,)"
       R"("labels":{"app":"sample","team":"vision"},"annotations":{)" +
       ann +
-      R"(}},"spec":{"entrypoint":"python /home/ray/samples/sample_code.py",)"
-      R"("runtimeEnvYAML":"pip:\n  - requests==2.26.0\n  - boto3>=1.35.0\nenv_vars:\n  counter_name: \"test_counter\"\n",)"
+      R"(}},"spec":{"entrypoint":"python /home/ray/samples/sample_code.py",)" +
+      (runtime_env
+           ? R"("runtimeEnvYAML":"pip:\n  - requests==2.26.0\n  - boto3>=1.35.0\nenv_vars:\n  counter_name: \"test_counter\"\n",)"
+           : "") +
       R"("submissionMode":"K8sJobMode","shutdownAfterJobFinishes":false,"ttlSecondsAfterFinished":0,)"
       R"("backoffLimit":0,"activeDeadlineSeconds":3600,"deletionStrategy":{"deletionRules":[)"
       R"({"policy":"DeleteSelf","condition":{"jobStatus":"SUCCEEDED","ttlSeconds":300}},)"
@@ -84,11 +87,16 @@ std::string make_review(int groups, int annotations) {
          R"(,"oldObject":null,"dryRun":false,"options":{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}}})";
 }
 
-void run_review(benchmark::State& state, const std::string& body) {
+// Reviews `body` with the built-in policy; with `rules_on` false, with every rule off in it
+// (rules.<id>: off, which evaluate skips), so that only decode and encode are left.
+void run_review(benchmark::State& state, const std::string& body, bool rules_on = true) {
   auto policy = rjg::admission::decode_policy(rjg::admission::default_policy_yaml());
   if (!policy.ok()) {
     state.SkipWithError(policy.error().message.c_str());
     return;
+  }
+  if (!rules_on) {
+    policy.value().config.rule_actions.fill(rjg::policy::RuleAction::kOff);
   }
   {
     auto check = rjg::admission::review(body, policy.value());
@@ -113,6 +121,24 @@ void BM_ReviewLarge(benchmark::State& state) { run_review(state, make_review(60,
 BENCHMARK(BM_ReviewSmall);
 BENCHMARK(BM_ReviewTypical);
 BENCHMARK(BM_ReviewLarge);
+
+// The typical review with a part taken away, timed in place: after the other stages have evicted
+// its code and data, as in the server, where a BM_Stage* benchmark times a stage alone and hot.
+// BM_ReviewTypical less each of these is what the part costs in place: runtimeEnvYAML (the same
+// request without it, 112 bytes shorter), the rules (every one off in the policy), both.
+void BM_ReviewTypicalNoRuntimeEnv(benchmark::State& state) {
+  run_review(state, make_review(3, 30, false));
+}
+void BM_ReviewTypicalRulesOff(benchmark::State& state) {
+  run_review(state, make_review(3, 30), false);
+}
+void BM_ReviewTypicalNoRuntimeEnvRulesOff(benchmark::State& state) {
+  run_review(state, make_review(3, 30, false), false);
+}
+
+BENCHMARK(BM_ReviewTypicalNoRuntimeEnv);
+BENCHMARK(BM_ReviewTypicalRulesOff);
+BENCHMARK(BM_ReviewTypicalNoRuntimeEnvRulesOff);
 
 // The stages of one typical review, so that a change can be attributed to the stage it speeds up.
 void BM_StageJsonParse(benchmark::State& state) {
@@ -288,6 +314,9 @@ int main(int argc, char** argv) {
   pair("BM_ReviewSmall", "BM_FloorTokenizeSmall");
   pair("BM_ReviewTypical", "BM_FloorTokenize");
   pair("BM_ReviewLarge", "BM_FloorTokenizeLarge");
+  pair("BM_ReviewTypicalNoRuntimeEnv", "BM_FloorTokenize");
+  pair("BM_ReviewTypicalRulesOff", "BM_FloorTokenize");
+  pair("BM_ReviewTypicalNoRuntimeEnvRulesOff", "BM_FloorTokenize");
   for (const std::string& name : file_names) {
     pair("review/" + name, "tokenize/" + name);
   }
