@@ -48,9 +48,12 @@ std::string worker_group(int i) {
          container("ray-worker", "1", "2Gi") + "]}}}";
 }
 
-// A review whose object has `groups` worker groups and `annotations` padding annotations, and the
-// sample's runtimeEnvYAML unless `runtime_env` is false.
-std::string make_review(int groups, int annotations, bool runtime_env = true) {
+// Whether a request carries the sample's runtimeEnvYAML.
+enum class RuntimeEnv { kSample, kNone };
+
+// A review whose object has `groups` worker groups, `annotations` padding annotations and the
+// runtimeEnvYAML `runtime_env` says.
+std::string make_review(int groups, int annotations, RuntimeEnv runtime_env = RuntimeEnv::kSample) {
   std::string ann;
   for (int i = 0; i < annotations; ++i) {
     ann += (i ? "," : "") + std::string(R"("example.com/note-)") + std::to_string(i) +
@@ -66,7 +69,7 @@ std::string make_review(int groups, int annotations, bool runtime_env = true) {
       R"("labels":{"app":"sample","team":"vision"},"annotations":{)" +
       ann +
       R"(}},"spec":{"entrypoint":"python /home/ray/samples/sample_code.py",)" +
-      (runtime_env
+      (runtime_env == RuntimeEnv::kSample
            ? R"("runtimeEnvYAML":"pip:\n  - requests==2.26.0\n  - boto3>=1.35.0\nenv_vars:\n  counter_name: \"test_counter\"\n",)"
            : "") +
       R"("submissionMode":"K8sJobMode","shutdownAfterJobFinishes":false,"ttlSecondsAfterFinished":0,)"
@@ -87,15 +90,18 @@ std::string make_review(int groups, int annotations, bool runtime_env = true) {
          R"(,"oldObject":null,"dryRun":false,"options":{"kind":"CreateOptions","apiVersion":"meta.k8s.io/v1"}}})";
 }
 
-// Reviews `body` with the built-in policy; with `rules_on` false, with every rule off in it
-// (rules.<id>: off, which evaluate skips), so that only decode and encode are left.
-void run_review(benchmark::State& state, const std::string& body, bool rules_on = true) {
+// Which rules a benchmark's policy runs: the built-in policy's, or none (every rule off in it,
+// rules.<id>: off, which evaluate skips, so that only decode and encode are left).
+enum class Rules { kBuiltIn, kAllOff };
+
+// Reviews `body` with the built-in policy, its rules as `rules` says.
+void run_review(benchmark::State& state, const std::string& body, Rules rules = Rules::kBuiltIn) {
   auto policy = rjg::admission::decode_policy(rjg::admission::default_policy_yaml());
   if (!policy.ok()) {
     state.SkipWithError(policy.error().message.c_str());
     return;
   }
-  if (!rules_on) {
+  if (rules == Rules::kAllOff) {
     policy.value().config.rule_actions.fill(rjg::policy::RuleAction::kOff);
   }
   {
@@ -127,13 +133,13 @@ BENCHMARK(BM_ReviewLarge);
 // BM_ReviewTypical less each of these is what the part costs in place: runtimeEnvYAML (the same
 // request without it, 112 bytes shorter), the rules (every one off in the policy), both.
 void BM_ReviewTypicalNoRuntimeEnv(benchmark::State& state) {
-  run_review(state, make_review(3, 30, false));
+  run_review(state, make_review(3, 30, RuntimeEnv::kNone));
 }
 void BM_ReviewTypicalRulesOff(benchmark::State& state) {
-  run_review(state, make_review(3, 30), false);
+  run_review(state, make_review(3, 30), Rules::kAllOff);
 }
 void BM_ReviewTypicalNoRuntimeEnvRulesOff(benchmark::State& state) {
-  run_review(state, make_review(3, 30, false), false);
+  run_review(state, make_review(3, 30, RuntimeEnv::kNone), Rules::kAllOff);
 }
 
 BENCHMARK(BM_ReviewTypicalNoRuntimeEnv);

@@ -33,8 +33,9 @@ class FlatMap {
     }
   }
 
-  // Returns the map holding `entries`, whose keys must be sorted and unique (checked by assert):
-  // the vector is taken over, with no copy and no insertion.
+  // Returns the map holding `entries`: the vector is taken over, with no copy and no insertion.
+  // REQUIRES: the keys of `entries` are sorted and unique. Debug builds (the suite's asan pass)
+  // assert it; a check in release builds would cost about 1 % of a typical review's instructions.
   static FlatMap from_sorted(std::vector<value_type> entries) {
     assert(std::adjacent_find(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
              return !(a.first < b.first);
